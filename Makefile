@@ -1,0 +1,77 @@
+# Two commands for a newcomer: `make run` and `make test`.
+# Both set up what is missing (Python env, npm packages, the client build,
+# the database) and are quick when everything is already in place.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+UV := $(or $(shell command -v uv 2>/dev/null),.tools/bin/uv)
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PYTEST_ARGS ?=
+ENGINE_SOURCES := $(shell find games/engine -name '*.py' 2>/dev/null)
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+
+.PHONY: setup run test test-sqlite lint typecheck audit bench clean
+
+setup: $(VENV)/.synced frontend/node_modules/.installed frontend/build/manifest.json migrate
+
+.tools/bin/uv:
+	@echo "==> installing uv $(UV_VERSION) into .tools/ (uv is not on PATH)"
+	$(PYTHON) -m venv .tools
+	.tools/bin/pip install --quiet "uv==$(UV_VERSION)"
+
+$(VENV)/.synced: pyproject.toml uv.lock | $(UV)
+	@echo "==> installing Python dependencies from uv.lock into $(VENV)/"
+	$(UV) sync --frozen --python $(PYTHON)
+	@touch $@
+
+frontend/node_modules/.installed: frontend/package.json frontend/package-lock.json
+	@echo "==> installing npm dependencies from frontend/package-lock.json"
+	cd frontend && npm ci --no-audit --no-fund
+	@touch $@
+
+frontend/build/manifest.json: frontend/build.py frontend/node_modules/.installed $(ENGINE_SOURCES)
+	@echo "==> building the browser client (Pyodide runtime + engine archive)"
+	$(PY) frontend/build.py
+
+.PHONY: migrate
+migrate: $(VENV)/.synced
+	@echo "==> applying database migrations"
+	@$(PY) manage.py migrate --noinput -v 0
+
+run: setup
+	@echo "==> serving Pai Gow Lab on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) paigow_site.asgi:application
+
+# The whole suite with the environment as given (CI sets DATABASE_URL and
+# REDIS_URL); then, when a server database was used, the database tests again
+# on the embedded SQLite default so both backends are covered.
+test: setup
+	@echo "==> running the test suite ($${DATABASE_URL:+PostgreSQL}$${DATABASE_URL:-embedded SQLite})"
+	$(PY) -m pytest $(PYTEST_ARGS)
+	@if [ -n "$$DATABASE_URL" ]; then $(MAKE) --no-print-directory test-sqlite; fi
+
+test-sqlite: setup
+	@echo "==> running the database tests again on embedded SQLite, in-memory layer, eager Celery"
+	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services" $(wildcard tests/foundation tests/accounts tests/games tests/api) $(PYTEST_ARGS)
+
+lint:
+	$(VENV)/bin/ruff check .
+
+typecheck:
+	$(VENV)/bin/mypy --strict games/engine
+
+audit:
+	@echo "==> auditing locked Python dependencies for known vulnerabilities"
+	$(UV) export --frozen --format requirements-txt --no-hashes > var/requirements-audit.txt
+	$(VENV)/bin/pip-audit --no-deps --disable-pip -r var/requirements-audit.txt
+
+bench:
+	$(PY) benchmarks/engine.py
+
+clean:
+	rm -rf $(VENV) .tools frontend/node_modules frontend/build staticfiles

@@ -1,0 +1,31 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
+
+from . import views
+
+app_name = "accounts"
+
+urlpatterns = [
+    path("sign-up/", views.sign_up, name="sign_up"),
+    path(
+        "sign-in/",
+        auth_views.LoginView.as_view(template_name="accounts/sign_in.html"),
+        name="sign_in",
+    ),
+    path("sign-out/", auth_views.LogoutView.as_view(), name="sign_out"),
+    path(
+        "password/",
+        auth_views.PasswordChangeView.as_view(
+            template_name="accounts/password_change.html",
+            success_url=reverse_lazy("accounts:password_changed"),
+        ),
+        name="password_change",
+    ),
+    path(
+        "password/done/",
+        auth_views.PasswordChangeDoneView.as_view(
+            template_name="accounts/password_changed.html"
+        ),
+        name="password_changed",
+    ),
+]

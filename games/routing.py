@@ -1,0 +1,5 @@
+"""WebSocket routes."""
+
+from django.urls import URLPattern
+
+websocket_urlpatterns: list[URLPattern] = []

@@ -1,0 +1,4 @@
+"""The Django project: settings, routing, and the Celery app."""
+from .celery import app as celery_app
+
+__all__ = ("celery_app",)

@@ -1,0 +1,59 @@
+"""/healthz: can this process reach its database and its channel layer?"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+CHECK_TIMEOUT_SECONDS = 2.0
+
+
+def database_status() -> str:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any driver error means "not answering"
+        return f"error: {exc.__class__.__name__}"
+    return "ok"
+
+
+async def _layer_round_trip() -> str:
+    layer = get_channel_layer()
+    if layer is None:
+        return "error: no channel layer configured"
+    channel = await layer.new_channel("healthz.")
+    token = secrets.token_hex(8)
+    await layer.send(channel, {"type": "healthz.ping", "token": token})
+    message = await layer.receive(channel)
+    return "ok" if message.get("token") == token else "error: wrong message"
+
+
+async def _layer_status() -> str:
+    try:
+        return await asyncio.wait_for(_layer_round_trip(), CHECK_TIMEOUT_SECONDS)
+    except TimeoutError:
+        return "error: timeout"
+    except Exception as exc:  # a refused connection, a bad URL, ...
+        return f"error: {exc.__class__.__name__}"
+
+
+def channel_layer_status() -> str:
+    return async_to_sync(_layer_status)()
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    checks = {"database": database_status(), "channel_layer": channel_layer_status()}
+    healthy = all(value == "ok" for value in checks.values())
+    return JsonResponse(
+        {"status": "ok" if healthy else "error", **checks}, status=200 if healthy else 503
+    )

@@ -1,0 +1,56 @@
+"""docker-compose.yml names every service and variable the stack needs.
+
+No Docker engine runs here, so the file is checked as data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+from tests.conftest import REPO
+
+APP_SERVICES = ("web", "worker", "beat")
+REQUIRED_VARIABLES = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_DEBUG", "ALLOWED_HOSTS")
+
+
+def compose() -> dict[str, Any]:
+    return dict(yaml.safe_load((REPO / "docker-compose.yml").read_text()))
+
+
+def test_it_runs_web_worker_beat_redis_and_postgres() -> None:
+    services = compose()["services"]
+    assert {"web", "worker", "beat", "redis", "postgres"} <= set(services)
+    assert "daphne" in services["web"]["command"]
+    assert services["worker"]["command"][:4] == ["celery", "-A", "paigow_site", "worker"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "paigow_site", "beat"]
+
+
+def test_every_service_has_a_health_check() -> None:
+    services = compose()["services"]
+    for name in ("web", "worker", "beat", "redis", "postgres"):
+        assert "healthcheck" in services[name], name
+
+
+def test_app_services_get_the_environment_wiring() -> None:
+    services = compose()["services"]
+    for name in APP_SERVICES:
+        env = services[name]["environment"]
+        for variable in REQUIRED_VARIABLES:
+            assert variable in env, f"{name} lacks {variable}"
+        assert env["DATABASE_URL"].startswith("postgres://")
+        assert env["REDIS_URL"].startswith("redis://redis:")
+        assert env["DJANGO_DEBUG"] == "0"
+
+
+def test_postgres_keeps_its_data_in_a_volume() -> None:
+    data = compose()
+    assert "pgdata" in data["volumes"]
+    assert any("pgdata:" in volume for volume in data["services"]["postgres"]["volumes"])
+
+
+def test_the_image_is_built_from_the_dockerfile() -> None:
+    assert compose()["services"]["web"]["build"] == "."
+    dockerfile = (REPO / "Dockerfile").read_text()
+    assert "uv sync --frozen" in dockerfile and "collectstatic" in dockerfile

@@ -1,0 +1,49 @@
+"""/healthz answers 200 when the database and the channel layer answer, 503 otherwise."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from django.test import Client, override_settings
+
+from tests.conftest import free_port
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_is_healthy_when_database_and_layer_answer(client: Client) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": "ok", "channel_layer": "ok"}
+
+
+def test_it_reports_503_when_the_channel_layer_is_down(client: Client) -> None:
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    layers = {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [dead]},
+        }
+    }
+    with override_settings(CHANNEL_LAYERS=layers):
+        from channels.layers import channel_layers
+
+        channel_layers.backends.clear()
+        try:
+            response = client.get("/healthz")
+        finally:
+            channel_layers.backends.clear()
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "error"
+    assert body["database"] == "ok"
+    assert body["channel_layer"].startswith("error")
+
+
+def test_it_reports_503_when_the_database_is_down(client: Client) -> None:
+    with mock.patch("paigow_site.health.connection") as connection:
+        connection.cursor.side_effect = OSError("connection refused")
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["database"] == "error: OSError"

@@ -1,0 +1,103 @@
+"""Settings come from the environment, with loud failures in production."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+PRINT_SETTINGS = (
+    "import json, django; django.setup(); from django.conf import settings as s;"
+    "print(json.dumps({'db': s.DATABASES['default']['ENGINE'],"
+    " 'layer': s.CHANNEL_LAYERS['default']['BACKEND'],"
+    " 'eager': s.CELERY_TASK_ALWAYS_EAGER, 'broker': s.CELERY_BROKER_URL,"
+    " 'debug': s.DEBUG, 'secure_cookie': getattr(s, 'SESSION_COOKIE_SECURE', False),"
+    " 'hsts': getattr(s, 'SECURE_HSTS_SECONDS', 0)}))"
+)
+
+
+def run_python(code: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**env, "DJANGO_SETTINGS_MODULE": "paigow_site.settings"}
+    return subprocess.run(
+        [sys.executable, "-c", code, *args], cwd=REPO, env=env, capture_output=True, text=True
+    )
+
+
+def settings_under(env: dict[str, str]) -> dict[str, object]:
+    result = run_python(PRINT_SETTINGS, env)
+    assert result.returncode == 0, result.stderr
+    return dict(json.loads(result.stdout.strip().splitlines()[-1]))
+
+
+def production_env(clean_env: dict[str, str]) -> dict[str, str]:
+    return {
+        **clean_env,
+        "DJANGO_DEBUG": "0",
+        "SECRET_KEY": secrets.token_urlsafe(64),
+        "ALLOWED_HOSTS": "paigow.example",
+    }
+
+
+def test_it_runs_embedded_with_no_environment(clean_env: dict[str, str]) -> None:
+    seen = settings_under(clean_env)
+    assert seen["db"] == "django.db.backends.sqlite3"
+    assert seen["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert seen["eager"] is True
+    assert seen["debug"] is True
+
+
+def test_database_url_switches_to_postgresql(clean_env: dict[str, str]) -> None:
+    env = {**clean_env, "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/paigow"}
+    assert settings_under(env)["db"] == "django.db.backends.postgresql"
+
+
+def test_redis_url_switches_the_layer_and_celery_to_redis(clean_env: dict[str, str]) -> None:
+    env = {**clean_env, "REDIS_URL": "redis://127.0.0.1:6379/0"}
+    seen = settings_under(env)
+    assert seen["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert seen["eager"] is False
+    assert seen["broker"] == "redis://127.0.0.1:6379/0"
+
+
+@pytest.mark.parametrize("missing", ["SECRET_KEY", "ALLOWED_HOSTS"])
+def test_production_refuses_to_start_without(missing: str, clean_env: dict[str, str]) -> None:
+    env = production_env(clean_env)
+    del env[missing]
+    result = run_python("import django; django.setup()", env)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and missing in result.stderr
+
+
+def test_production_refuses_the_development_secret(clean_env: dict[str, str]) -> None:
+    env = {**production_env(clean_env), "SECRET_KEY": "short"}
+    result = run_python("import django; django.setup()", env)
+    assert result.returncode != 0 and "SECRET_KEY" in result.stderr
+
+
+def test_production_has_secure_cookies_and_hsts(clean_env: dict[str, str]) -> None:
+    seen = settings_under(production_env(clean_env))
+    assert seen["debug"] is False
+    assert seen["secure_cookie"] is True
+    assert int(str(seen["hsts"])) >= 31536000
+
+
+def test_check_deploy_is_clean_in_production(clean_env: dict[str, str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=REPO,
+        env=production_env(clean_env),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_a_bad_debug_flag_is_an_error_not_a_guess(clean_env: dict[str, str]) -> None:
+    result = run_python("import django; django.setup()", {**clean_env, "DJANGO_DEBUG": "maybe"})
+    assert result.returncode != 0 and "DJANGO_DEBUG" in result.stderr

@@ -1,0 +1,48 @@
+"""Whitenoise serves the client's files with the types browsers insist on."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.django_db
+MANIFEST = REPO / "frontend" / "build" / "manifest.json"
+
+
+def manifest() -> dict[str, str]:
+    assert MANIFEST.exists(), "run the client build (make setup) first"
+    return dict(json.loads(MANIFEST.read_text()))
+
+
+def streamed(response: object) -> bytes:
+    return b"".join(getattr(response, "streaming_content"))
+
+
+def test_webassembly_is_served_as_application_wasm(client: Client) -> None:
+    url = f"/static/{manifest()['pyodide']}pyodide.asm.wasm"
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/wasm"
+    assert streamed(response)[:4] == b"\0asm"
+
+
+def test_es_modules_are_served_as_javascript(client: Client) -> None:
+    response = client.get(f"/static/{manifest()['pyodide']}pyodide.mjs")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+
+
+def test_the_engine_archive_is_served(client: Client) -> None:
+    response = client.get(f"/static/{manifest()['engine']}")
+    assert response.status_code == 200
+    assert streamed(response)[:2] == b"PK"
+
+
+def test_stylesheet_is_served(client: Client) -> None:
+    response = client.get("/static/css/site.css")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/css")
