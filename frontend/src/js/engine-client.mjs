@@ -1,0 +1,99 @@
+// The page's handle on the engine worker (engine-worker.mjs).
+//
+//   const engine = createEngine({ workerUrl, pyodideUrl, engineUrl });
+//   const { ms } = await engine.ready;                       // Pyodide + engine loaded
+//   const answer = await engine.call({ op: "luck", cards: "...", mode: "solo" });
+//
+// call() resolves with the engine's answer exactly as `python -m games.engine
+// batch` would print it, including {error: sentence} for a bad request; use
+// run() to get a rejection instead. Both reject when the worker itself fails.
+// Or, from the build manifest: `const engine = await engineFromManifest();`.
+
+export class EngineError extends Error {
+  constructor(message, answer = null) {
+    super(message);
+    this.name = "EngineError";
+    this.answer = answer;
+  }
+}
+
+function absolute(url) {
+  return new URL(url, globalThis.location?.href).href;
+}
+
+export function createEngine({ workerUrl, pyodideUrl, engineUrl }) {
+  const url = new URL(workerUrl, globalThis.location?.href);
+  url.searchParams.set("pyodide", absolute(pyodideUrl));
+  url.searchParams.set("engine", absolute(engineUrl));
+  const worker = new Worker(url, { type: "module" });
+  const pending = new Map();
+  let nextId = 1;
+  let settle;
+  const ready = new Promise((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  ready.catch(() => {}); // callers see the rejection through call() too
+
+  function failAll(message) {
+    settle.reject(new EngineError(message));
+    for (const { reject } of pending.values()) reject(new EngineError(message));
+    pending.clear();
+  }
+
+  worker.addEventListener("message", (event) => {
+    const data = event.data ?? {};
+    if (data.type === "ready") {
+      settle.resolve(data);
+      return;
+    }
+    if (data.type === "error") {
+      failAll(data.error);
+      return;
+    }
+    const waiting = pending.get(data.id);
+    if (!waiting) return;
+    pending.delete(data.id);
+    if ("error" in data) waiting.reject(new EngineError(data.error));
+    else waiting.resolve(data.answer);
+  });
+  worker.addEventListener("error", (event) => {
+    event.preventDefault?.();
+    failAll(`The engine worker failed: ${event.message || "it did not start"}.`);
+  });
+
+  function call(request) {
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, request });
+    });
+  }
+
+  async function run(request) {
+    const answer = await call(request);
+    if (answer && typeof answer === "object" && "error" in answer) {
+      throw new EngineError(answer.error, answer);
+    }
+    return answer;
+  }
+
+  function terminate() {
+    worker.terminate();
+    failAll("The engine worker was stopped.");
+  }
+
+  return { ready, call, run, terminate, worker };
+}
+
+/** Start the engine from build/manifest.json, served at {staticUrl}manifest.json. */
+export async function engineFromManifest({ staticUrl = "/static/", workerUrl } = {}) {
+  const base = new URL(staticUrl, globalThis.location?.href);
+  const response = await fetch(new URL("manifest.json", base), { credentials: "same-origin" });
+  if (!response.ok) throw new EngineError(`The client manifest did not load (${response.status}).`);
+  const manifest = await response.json();
+  return createEngine({
+    workerUrl: workerUrl ?? new URL("js/engine-worker.mjs", base).href,
+    pyodideUrl: new URL(manifest.pyodide, base).href,
+    engineUrl: new URL(manifest.engine, base).href,
+  });
+}

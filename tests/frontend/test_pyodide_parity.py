@@ -1,0 +1,187 @@
+"""The browser's engine (Pyodide 3.14 in Node) answers exactly like CPython's.
+
+One fixed set of requests goes through `python -m games.engine batch` and
+through frontend/tools/engine-node.mjs, which loads the built Pyodide runtime and
+the served engine archive through the Web Worker's own glue
+(frontend/src/js/engine-core.mjs). Answers must be identical, luck counts,
+floats and error sentences included.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pytest
+
+from tests.frontend.engine_support import (
+    VECTOR_OPS,
+    batch_cpython,
+    batch_node,
+    glue_cpython,
+    sample_vectors,
+    vector_request,
+)
+
+pytestmark = pytest.mark.slow
+
+HANDS = (
+    "As Ah 8d 8c Ks 7h 4d",
+    "9s 2s Th 5h 2h Kd Kc",
+    "Kh Qh 9d 3d Kc 6c 4c",
+    "As Ah Kh Ad Kd Ac JK",
+    "9s 9h 8h 7h 6h 5h 5c",
+    "7s 7h 7d 7c Ah Jd 3c",
+    "Js Ts 9h 4d 3c 2c JK",
+)
+
+
+def luck_requests() -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for cards in HANDS:
+        out.append({"op": "luck", "cards": cards, "mode": "solo"})  # side defaults to player
+        out.append({"op": "luck", "cards": cards, "mode": "solo", "side": "player", "samples": 120})
+        out.append({"op": "luck", "cards": cards, "mode": "solo", "side": "dealer", "samples": 120})
+        out.append({"op": "luck", "cards": cards, "mode": "friend", "side": "player", "samples": 120})
+    out.append({"op": "luck", "cards": HANDS[1], "mode": "solo", "side": "dealer", "samples": 2})
+    out.append({"op": "luck", "cards": HANDS[2], "mode": "friend", "samples": 400})
+    out.append({"op": "luck", "cards": HANDS[0].split(), "mode": "solo", "side": "player"})
+    return out
+
+
+ERROR_REQUESTS: list[Any] = [
+    "{nope",
+    "[1, 2]",
+    '"house_way"',
+    "{}",
+    {"op": "dance"},
+    {"op": 7},
+    {"op": "house_way"},
+    {"op": "house_way", "cards": "As Ah 8d 8c Ks 7h"},
+    {"op": "house_way", "cards": "As As 8d 8c Ks 7h 4d"},
+    {"op": "house_way", "cards": "As Ah 8d 8c Ks 7h Zz"},
+    {"op": "house_way", "cards": 7},
+    {"op": "house_way", "cards": ["As", 5, "8d", "8c", "Ks", "7h", "4d"]},
+    {"op": "back", "cards": "Kh Qh Jh Th"},
+    {"op": "compare_front", "a": "As", "b": "Kd Kc"},
+    {"op": "foul", "front": "9s 9h"},
+    {"op": "settle", "mode": "duo", "front": "8h 6d", "back": "Js Qh 5d Tc JK",
+     "other_front": "Ac 5c", "other_back": "Ks 3s Ah 9h 6c"},
+    {"op": "skill", "mode": "solo", "cards": "8s 6s Jh 9h 9c 8c 3c", "front": "6s 9h",
+     "back": "8s Jh 9c 8c 2c", "other_front": "3h 7c", "other_back": "Ad Qd 6d 3d 2d"},
+    {"op": "luck", "cards": HANDS[0], "mode": "friend", "side": "dealer"},
+    {"op": "luck", "cards": HANDS[0], "mode": "solo", "side": "house"},
+    {"op": "luck", "cards": HANDS[0], "mode": "solo", "samples": 1},
+    {"op": "luck", "cards": HANDS[0], "mode": "solo", "samples": True},
+    {"op": "luck", "cards": HANDS[0], "mode": "solo", "samples": "120"},
+    {"op": "luck", "cards": HANDS[0]},
+    {"op": "luck", "cards": "Ａs Ah 8d 8c Ks 7h 4d", "mode": "solo"},
+]
+
+# The page-facing ops the worker answers through its glue until batch has them.
+GLUE_REQUESTS: list[Any] = [
+    *({"op": "settings", "cards": cards} for cards in HANDS),
+    *({"op": "house_way_detail", "cards": cards} for cards in HANDS),
+    {"op": "describe", "front": "9s 9h", "back": "Ks Qd 7c 4h 2s"},
+    {"op": "describe", "front": "Ad Kd", "back": "As Qd 7c 4h 2s"},
+    {"op": "describe", "front": "Kd JK", "back": "As Ac 7c 4h 2s"},
+    {"op": "luck_detail", "cards": HANDS[0], "mode": "solo", "side": "dealer"},
+    {"op": "luck_detail", "cards": HANDS[1], "mode": "friend"},
+    {"op": "describe", "front": "9s"},
+    {"op": "settings", "cards": "As Ah"},
+    {"op": "luck_detail", "cards": HANDS[0], "mode": "friend", "side": "dealer"},
+]
+
+
+@pytest.fixture(scope="module")
+def sampled() -> list[tuple[str, dict[str, Any]]]:
+    lines = sample_vectors(per_file=25)
+    assert {name for name, _ in lines} == set(VECTOR_OPS)
+    assert 150 <= len(lines) <= 250, len(lines)
+    return lines
+
+
+@pytest.fixture(scope="module")
+def runs(sampled: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+    batch_requests = [vector_request(name, line) for name, line in sampled]
+    batch_requests += luck_requests() + ERROR_REQUESTS
+    node, stderr = batch_node(batch_requests + GLUE_REQUESTS)
+    return {
+        "requests": batch_requests,
+        "cpython": batch_cpython(batch_requests),
+        "node": node[: len(batch_requests)],
+        "node_glue": node[len(batch_requests):],
+        "stderr": stderr,
+    }
+
+
+def test_every_request_gets_one_answer(runs: dict[str, Any]) -> None:
+    assert len(runs["cpython"]) == len(runs["requests"])
+    assert len(runs["node"]) + len(runs["node_glue"]) == len(runs["requests"]) + len(GLUE_REQUESTS)
+    assert "loaded in" in runs["stderr"], runs["stderr"]
+
+
+def test_pyodide_answers_equal_cpython_batch(runs: dict[str, Any]) -> None:
+    mismatches = [
+        (request, want, got)
+        for request, want, got in zip(runs["requests"], runs["cpython"], runs["node"])
+        if want != got or json.dumps(want, sort_keys=True) != json.dumps(got, sort_keys=True)
+    ]
+    assert not mismatches, mismatches[:5]
+
+
+def test_pyodide_answers_match_the_vectors(
+    runs: dict[str, Any], sampled: list[tuple[str, dict[str, Any]]]
+) -> None:
+    for (name, line), got in zip(sampled, runs["node"]):
+        assert "error" not in got, (name, line, got)
+        for key in VECTOR_OPS[name][1]:
+            if isinstance(line[key], float) and name == "luck":
+                assert math.isclose(got[key], line[key], abs_tol=1e-6), (name, key, line, got)
+            else:
+                assert got[key] == line[key], (name, key, line, got)
+
+
+def test_luck_covers_both_modes_and_sides(runs: dict[str, Any]) -> None:
+    lucks = [(r, a) for r, a in zip(runs["requests"], runs["node"])
+             if isinstance(r, dict) and r.get("op") == "luck" and "error" not in a]
+    kinds = {(r["mode"], r.get("side", "player")) for r, _ in lucks}
+    assert kinds == {("solo", "player"), ("solo", "dealer"), ("friend", "player")}
+    for request, answer in lucks:
+        assert answer["wins"] + answer["pushes"] + answer["losses"] == request.get("samples", 120)
+
+
+def test_errors_are_answers_with_the_same_sentences(runs: dict[str, Any]) -> None:
+    start = len(runs["requests"]) - len(ERROR_REQUESTS)
+    for request, got in zip(ERROR_REQUESTS, runs["node"][start:]):
+        assert set(got) == {"error"}, (request, got)
+        assert got["error"].strip(), request
+
+
+def test_worker_glue_ops_equal_cpython(runs: dict[str, Any]) -> None:
+    for request, got in zip(GLUE_REQUESTS, runs["node_glue"]):
+        assert got == glue_cpython(request), request
+
+
+def test_worker_glue_ops_report_engine_results() -> None:
+    from games.engine import all_settings, back_name, foul_reason, front_name, house_way, luck
+
+    for cards in HANDS:
+        settings = glue_cpython({"op": "settings", "cards": cards})["settings"]
+        assert len(settings) == 21
+        assert [s["front"] for s in settings] == [" ".join(s.front) for s in all_settings(cards)]
+        assert sum(s["house_way"] for s in settings) == 1
+        hw = house_way(cards)
+        chosen = next(s for s in settings if s["house_way"])
+        assert chosen["front"] == " ".join(hw.setting.front)
+        detail = glue_cpython({"op": "house_way_detail", "cards": cards})
+        assert (detail["row"], detail["reason"]) == (hw.row, hw.reason)
+        assert detail["front_name"] == front_name(hw.setting.front)
+        assert detail["back_name"] == back_name(hw.setting.back)
+        for s in settings:
+            assert s["foul_reason"] == foul_reason(s["front"], s["back"])
+            assert s["foul"] == (s["foul_reason"] is not None)
+    shown = glue_cpython({"op": "luck_detail", "cards": HANDS[1], "mode": "solo"})
+    assert shown["label"] == luck(HANDS[1], mode="solo", side="player").label() == "Luck 7.2 (6.6–7.7)"
+    assert "error" in glue_cpython({"op": "describe", "front": "9s"})

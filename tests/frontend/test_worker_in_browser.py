@@ -1,0 +1,211 @@
+"""The engine worker in real Chromium: Pyodide from our own origin, same answers as CPython.
+
+The page is the static self-test /static/js/engine-selftest.html, which starts
+engine-worker.mjs through engine-client.mjs with the URLs of build/manifest.json.
+The server is Django's live-server thread *without* its static-files shortcut,
+so /static/ goes through the real middleware stack and whitenoise serves the
+files with production's types (.mjs as JavaScript, .wasm as application/wasm;
+Pyodide hangs on a wrong one). A route guard aborts and records every request
+that would leave 127.0.0.1: there must be none (no CDN).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.frontend.engine_support import batch_cpython, ensure_build, glue_cpython, missing
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+BATCH_OPS = {"house_way", "back", "compare_back", "compare_front", "foul", "settle", "skill", "luck"}
+
+
+def _passthrough(app: Any) -> Any:
+    return app
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    """http://127.0.0.1:<port> served by Django with whitenoise (no static shortcut)."""
+    from django.test.testcases import LiveServerThread
+
+    ensure_build()
+    thread = LiveServerThread("127.0.0.1", _passthrough)
+    thread.daemon = True
+    thread.start()
+    thread.is_ready.wait()
+    if thread.error:
+        raise thread.error
+    try:
+        yield f"http://127.0.0.1:{thread.port}"
+    finally:
+        thread.terminate()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        missing(f"{CHROMIUM} is missing (apt-get install chromium); never `playwright install`")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+class Guarded:
+    """A fresh context and page whose every request is checked for its origin."""
+
+    def __init__(self, browser: Any) -> None:
+        self.context = browser.new_context(service_workers="block")
+        self.offsite: list[str] = []
+        self.seen: list[str] = []
+        self.responses: dict[str, tuple[int, str]] = {}
+        self.console: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("response", self._response)
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
+        self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
+        self.page.on("worker", lambda w: w.on("console", lambda m: self.console.append(f"worker {m.type}: {m.text}")))
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        self.seen.append(url)
+        if urlparse(url).hostname in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            self.offsite.append(url)
+            route.abort()
+
+    def _response(self, response: Any) -> None:
+        self.responses[urlparse(response.url).path] = (
+            response.status, response.headers.get("content-type", ""))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def guarded(browser: Any) -> Iterator[Guarded]:
+    g = Guarded(browser)
+    try:
+        yield g
+    finally:
+        g.close()
+
+
+def test_worker_answers_like_cpython_without_leaving_the_site(site: str, guarded: Guarded) -> None:
+    manifest = ensure_build()
+    page = guarded.page
+    started = time.perf_counter()
+    page.goto(f"{site}/static/js/engine-selftest.html")
+    page.wait_for_selector('#status[data-state="done"], #status[data-state="error"]', timeout=180_000)
+    wall = time.perf_counter() - started
+    status = page.locator("#status")
+    assert status.get_attribute("data-state") == "done", (status.text_content(), guarded.console)
+    print(f"\nChromium: {status.text_content()} (page open to answers: {wall:.1f} s)")
+
+    results: list[dict[str, Any]] = json.loads(page.locator("#results").text_content() or "[]")
+    assert len(results) >= 20
+    batch_requests = [r["request"] for r in results if r["request"].get("op") in BATCH_OPS]
+    cpython = iter(batch_cpython(batch_requests))
+    for item in results:
+        request, answer = item["request"], item["answer"]
+        assert answer == glue_cpython(request), request
+        if request.get("op") in BATCH_OPS:
+            assert answer == next(cpython), request
+    lucks = [r for r in results if r["request"]["op"] == "luck" and "error" not in r["answer"]]
+    assert {(r["request"]["mode"], r["request"]["side"]) for r in lucks} == {
+        ("solo", "player"), ("solo", "dealer"), ("friend", "player")}
+
+    assert guarded.offsite == [], guarded.offsite
+    assert all(urlparse(u).hostname in LOCAL_HOSTS for u in guarded.seen)
+    # The worker's own fetches are visible and typed as browsers insist.
+    pyodide = f"/static/{manifest['pyodide']}"
+    expected_types = {
+        "/static/js/engine-worker.mjs": "text/javascript",
+        "/static/js/engine-core.mjs": "text/javascript",
+        f"{pyodide}pyodide.mjs": "text/javascript",
+        f"{pyodide}pyodide.asm.mjs": "text/javascript",
+        f"{pyodide}pyodide.asm.wasm": "application/wasm",
+        f"/static/{manifest['engine']}": "application/zip",
+    }
+    for path, content_type in expected_types.items():
+        assert path in guarded.responses, (path, sorted(guarded.responses))
+        status_code, got = guarded.responses[path]
+        assert status_code == 200 and got.startswith(content_type), (path, status_code, got)
+
+
+def test_worker_refuses_urls_off_the_site(site: str, guarded: Guarded) -> None:
+    page = guarded.page
+    page.goto(f"{site}/static/css/site.css")
+    error = page.evaluate(
+        """() => new Promise((resolve) => {
+            const url = "/static/js/engine-worker.mjs?pyodide="
+              + encodeURIComponent("https://cdn.jsdelivr.net/pyodide/v0.28.0/full/")
+              + "&engine=/static/engine/none.zip";
+            const worker = new Worker(url, { type: "module" });
+            worker.onmessage = (event) => { worker.terminate(); resolve(event.data); };
+            worker.onerror = (event) => resolve({ type: "onerror", error: String(event.message) });
+        })"""
+    )
+    assert error["type"] == "error" and "must be on this site" in error["error"], error
+    # The same through an init message, and a request before any URLs is answered with an error.
+    replies = page.evaluate(
+        """() => new Promise((resolve) => {
+            const worker = new Worker("/static/js/engine-worker.mjs", { type: "module" });
+            const replies = [];
+            worker.onmessage = (event) => {
+                replies.push(event.data);
+                if (replies.length === 2) { worker.terminate(); resolve(replies); }
+            };
+            worker.postMessage({ id: 1, request: { op: "house_way", cards: "As Ah 8d 8c Ks 7h 4d" } });
+            worker.postMessage({ type: "init", pyodideUrl: "https://example.com/pyodide/",
+                                 engineUrl: "/static/engine/none.zip" });
+        })"""
+    )
+    by_kind = {("reply" if "id" in r else r["type"]): r for r in replies}
+    assert by_kind["reply"]["id"] == 1 and "not given its URLs" in by_kind["reply"]["error"], replies
+    assert "must be on this site" in by_kind["error"]["error"], replies
+    assert guarded.offsite == []
+
+
+def test_a_missing_archive_rejects_ready_and_calls(site: str, guarded: Guarded) -> None:
+    manifest = ensure_build()
+    page = guarded.page
+    page.goto(f"{site}/static/js/engine-selftest.html")
+    outcome = page.evaluate(
+        """async (pyodide) => {
+            const { createEngine } = await import("/static/js/engine-client.mjs");
+            const engine = createEngine({ workerUrl: "/static/js/engine-worker.mjs",
+                                          pyodideUrl: "/static/" + pyodide,
+                                          engineUrl: "/static/engine/engine-missing.zip" });
+            const call = engine.call({ op: "house_way", cards: "As Ah 8d 8c Ks 7h 4d" });
+            const out = {};
+            try { await engine.ready; out.ready = "resolved"; } catch (e) { out.ready = e.message; }
+            try { await call; out.call = "resolved"; } catch (e) { out.call = e.message; }
+            engine.terminate();
+            return out;
+        }""",
+        manifest["pyodide"],
+    )
+    assert "did not load (404" in outcome["ready"], outcome
+    assert "did not load (404" in outcome["call"], outcome
+    assert guarded.offsite == []
