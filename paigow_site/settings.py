@@ -15,6 +15,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from paigow_site.static import immutable_file
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("PAIGOW_VAR_DIR", BASE_DIR / "var"))
 
@@ -192,6 +194,7 @@ for _static_dir in STATICFILES_DIRS:
 WHITENOISE_MIMETYPES = {".wasm": "application/wasm", ".mjs": "text/javascript"}
 WHITENOISE_USE_FINDERS = DEBUG or TESTING
 WHITENOISE_AUTOREFRESH = DEBUG
+WHITENOISE_IMMUTABLE_FILE_TEST = immutable_file
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -46,3 +46,15 @@ def test_stylesheet_is_served(client: Client) -> None:
     response = client.get("/static/css/site.css")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/css")
+
+
+def test_the_pinned_runtime_and_engine_are_cached_for_a_year(client: Client) -> None:
+    for path in (f"{manifest()['pyodide']}pyodide.asm.wasm", manifest()["engine"]):
+        response = client.get(f"/static/{path}")
+        assert "immutable" in response["Cache-Control"]
+        assert "max-age=315360000" in response["Cache-Control"]
+
+
+def test_unversioned_files_are_revalidated(client: Client) -> None:
+    response = client.get("/static/css/site.css")
+    assert "immutable" not in response.get("Cache-Control", "")

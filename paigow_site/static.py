@@ -1,0 +1,30 @@
+"""Which static files may be cached forever.
+
+Pyodide sits under a folder named for its pinned version and the engine
+archive carries a content hash, so a returning player's browser can keep both
+for a year and only the first visit pays the download. Whitenoise's own test
+(hashed names from collectstatic) still applies in production.
+"""
+
+from __future__ import annotations
+
+import re
+
+_IMMUTABLE = re.compile(
+    r"(/pyodide/\d+\.\d+\.\d+/[^/]+$)"  # the pinned Pyodide runtime
+    r"|(/engine/engine-[0-9a-f]{12}\.zip$)"  # the content-hashed engine archive
+    r"|(\.[0-9a-f]{12}\.[A-Za-z0-9]+$)"  # collectstatic's manifest names
+)
+
+
+def immutable_file(path: str, url: str) -> bool:
+    """True for files whose URL changes whenever their content does.
+
+    >>> immutable_file("", "/static/pyodide/314.0.7/pyodide.asm.wasm")
+    True
+    >>> immutable_file("", "/static/engine/engine-79026ef1b417.zip")
+    True
+    >>> immutable_file("", "/static/css/site.css")
+    False
+    """
+    return bool(_IMMUTABLE.search(url))
