@@ -8,15 +8,18 @@ Cards are string codes at this API ("As", "Td", "JK"); see :mod:`.cards`.
 
 from .batch import answer
 from .cards import DECK, CardError, card_name, parse_cards, sort_cards
+from .explore import Exploration, ExploredSetting, explore
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
 from .hands import (
     Setting,
+    SettingDescription,
     all_settings,
     back_category,
     back_name,
     best_five,
     compare_back,
     compare_front,
+    describe_setting,
     foul_reason,
     front_name,
     is_foul,
@@ -31,11 +34,14 @@ __all__ = [
     "DECK",
     "CardError",
     "DealSnapshot",
+    "Exploration",
+    "ExploredSetting",
     "HouseWay",
     "LedgerDelta",
     "LuckEstimate",
     "SeatState",
     "Setting",
+    "SettingDescription",
     "Settlement",
     "all_settings",
     "answer",
@@ -47,6 +53,8 @@ __all__ = [
     "compare_front",
     "deal_hands",
     "deck_commitment",
+    "describe_setting",
+    "explore",
     "foul_reason",
     "front_name",
     "house_way",

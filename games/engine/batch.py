@@ -11,9 +11,18 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from .cards import parse_cards
-from .hands import back_category, compare_back, compare_front, is_foul
+from .explore import explore
+from .hands import (
+    SettingDescription,
+    all_settings,
+    back_category,
+    compare_back,
+    compare_front,
+    describe_setting,
+    is_foul,
+)
 from .house_way import house_way
-from .luck import luck
+from .luck import LuckEstimate, luck
 from .settle import settle
 from .skill import skill
 
@@ -38,12 +47,56 @@ def _house_way(r: Request) -> Request:
     return {"front": " ".join(hw.setting.front), "back": " ".join(hw.setting.back), "row": hw.row}
 
 
-def _luck(r: Request) -> Request:
-    samples = r.get("samples", 120)
-    e = luck(_cards(r, "cards"), mode=_field(r, "mode"), side=r.get("side", "player"), samples=samples)
+def _described(d: SettingDescription) -> Request:
+    return {"front": " ".join(d.front), "back": " ".join(d.back), "front_name": d.front_name,
+            "back_name": d.back_name, "foul": d.foul, "foul_reason": d.foul_reason}
+
+
+def _describe(r: Request) -> Request:
+    return _described(describe_setting(_cards(r, "front"), _cards(r, "back")))
+
+
+def _house_way_detail(r: Request) -> Request:
+    hw = house_way(_cards(r, "cards"))
+    return {**_described(describe_setting(hw.setting.front, hw.setting.back)),
+            "row": hw.row, "reason": hw.reason}
+
+
+def _all_settings(r: Request) -> Request:
+    cards = _cards(r, "cards")
+    chosen = house_way(cards).setting
+    return {"settings": [{**_described(describe_setting(s.front, s.back)), "house_way": s == chosen}
+                         for s in all_settings(cards)]}
+
+
+def _estimate(r: Request) -> LuckEstimate:
+    return luck(_cards(r, "cards"), mode=_field(r, "mode"), side=r.get("side", "player"),
+                samples=r.get("samples", 120))
+
+
+def _counts(e: LuckEstimate) -> Request:
     return {"wins": e.wins, "pushes": e.pushes, "losses": e.losses, "luck": e.luck,
             "low": e.low, "high": e.high, "shown": e.shown, "shown_low": e.shown_low,
             "shown_high": e.shown_high}
+
+
+def _luck(r: Request) -> Request:
+    return _counts(_estimate(r))
+
+
+def _luck_detail(r: Request) -> Request:
+    e = _estimate(r)
+    return {"samples": e.samples, **_counts(e), "label": e.label()}
+
+
+def _explore(r: Request) -> Request:
+    x = explore(_cards(r, "cards"), mode=_field(r, "mode"), side=r.get("side", "player"),
+                samples=r.get("samples", 120))
+    return {"samples": x.samples, "settings": [
+        {"front": " ".join(s.front), "back": " ".join(s.back), "front_name": s.front_name,
+         "back_name": s.back_name, "foul": s.foul, "wins": s.wins, "pushes": s.pushes,
+         "losses": s.losses, "expected": s.expected, "house_way": s.house_way}
+        for s in x.settings]}
 
 
 def _settings(r: Request) -> dict[str, Any]:
@@ -61,6 +114,12 @@ OPS: dict[str, Callable[[Request], Request]] = {
                                        side=r.get("side", "player"), **_settings(r))},
     "luck": _luck,
     "sort": lambda r: {"cards": text_of(_cards(r, "cards"))},
+    # Page-facing ops: the browser's worker asks these for what a player reads.
+    "describe": _describe,
+    "house_way_detail": _house_way_detail,
+    "settings": _all_settings,
+    "luck_detail": _luck_detail,
+    "explore": _explore,
 }
 
 

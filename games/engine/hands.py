@@ -330,7 +330,11 @@ def foul_reason(front: str | Iterable[str], back: str | Iterable[str]) -> str | 
     >>> foul_reason("Ad Kd", "As Ac 7c 4h 2s") is None
     True
     """
-    fv, bv = front_value_of(_two(front)), back_value_of(_five(back))
+    return foul_reason_of_values(front_value_of(_two(front)), back_value_of(_five(back)))
+
+
+def foul_reason_of_values(fv: int, bv: int) -> str | None:
+    """The sentence of :func:`foul_reason` for a front and back value (internal)."""
     if not is_foul_values(fv, bv):
         return None
     back_words = _with_article(name_of_back_value(bv))
@@ -339,6 +343,42 @@ def foul_reason(front: str | Iterable[str], back: str | Iterable[str]) -> str | 
         hi, lo = _slots(bv)[:2]
         back_words = f"{RANK_WORDS[hi]}-{RANK_WORDS[lo]} high"
     return f"Your front, {_with_article(name_of_front_value(fv))}, beats your back, {back_words}."
+
+
+@dataclass(frozen=True)
+class SettingDescription:
+    """A setting as a player reads it: its cards (deck order), their names, and any foul."""
+
+    front: tuple[str, ...]
+    back: tuple[str, ...]
+    front_name: str
+    back_name: str
+    foul: bool
+    foul_reason: str | None
+
+
+def describe_setting(front: str | Iterable[str], back: str | Iterable[str]) -> SettingDescription:
+    """Names of a front and a back, and whether (and why) the setting fouls.
+
+    The cards are only checked part by part (two, then five distinct codes).
+
+    >>> d = describe_setting("9h 9s", "Ks Qd 7c 4h 2s")
+    >>> d.front, d.front_name, d.back_name, d.foul
+    (('9s', '9h'), 'Pair of nines', 'King high', True)
+    >>> d.foul_reason
+    'Your front, a pair of nines, beats your back, king high.'
+    >>> d = describe_setting("Kd JK", "As Ac 7c 4h 2s")
+    >>> d.front, d.front_name, d.back_name, d.foul, d.foul_reason
+    (('Kd', 'JK'), 'Ace-king', 'Pair of aces', False, None)
+    """
+    f, b = _two(front), _five(back)
+    fv, bv = front_value_of(f), back_value_of(b)
+    reason = foul_reason_of_values(fv, bv)
+    return SettingDescription(
+        front=codes(f), back=codes(b),
+        front_name=name_of_front_value(fv), back_name=name_of_back_value(bv),
+        foul=reason is not None, foul_reason=reason,
+    )
 
 
 def best_five_indices(seven: Sequence[int]) -> tuple[int, ...]:

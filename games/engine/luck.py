@@ -195,23 +195,47 @@ def check_side(mode: str, side: str) -> str:
     return side
 
 
+def opponent_values(cards: tuple[int, ...], mode: str, side: str, samples: int) -> list[tuple[int, int]]:
+    """The drawn opponents of rules §6, each as its house way's front and back values.
+
+    The key, the seed and the draw are exactly luck's, so luck and the setting
+    explorer face the same opponents.
+
+    >>> hand = parse_indices("9s 2s Th 5h 2h Kd Kc")
+    >>> len(opponent_values(hand, "solo", "player", 120))
+    120
+    """
+    check_mode(mode)
+    check_side(mode, side)
+    rng = SplitMix64(luck_seed(luck_key(cards, mode, side, samples)))
+    return [house_way_values(opponent) for opponent in draw_opponents(cards, samples, rng)]
+
+
+def tally(front: int, back: int, opponents: Iterable[tuple[int, int]], *, solo: bool,
+          dealer: bool) -> tuple[int, int, int]:
+    """Wins, pushes and losses of one setting (as values) against opponents' values.
+
+    ``dealer`` (solo only) means the setting is the dealer's and each opponent
+    is the player, so copies win; otherwise the setting is the player's (or a
+    friend's). Fouls lose per rules §4.
+    """
+    counts = [0, 0, 0]  # indexed by the side's own result: loss, push, win
+    if dealer:
+        # The drawn hand is the player; the dealer's result is its mirror.
+        for their_f, their_b in opponents:
+            counts[2 - outcome(True, their_f, their_b, front, back)] += 1
+    else:
+        for their_f, their_b in opponents:
+            counts[outcome(solo, front, back, their_f, their_b)] += 1
+    return counts[2], counts[1], counts[0]
+
+
 def luck_counts(cards: tuple[int, ...], mode: str, side: str, samples: int) -> tuple[int, int, int]:
     """Wins, pushes and losses of the house way against drawn opponents."""
-    solo = check_mode(mode) == "solo"
-    check_side(mode, side)
+    opponents = opponent_values(cards, mode, side, samples)
     front, back = house_way_setting_of(cards)
-    mine_f, mine_b = front_value_of(front), back_value_of(back)
-    rng = SplitMix64(luck_seed(luck_key(cards, mode, side, samples)))
-    tally = [0, 0, 0]  # indexed by the side's own result: loss, push, win
-    dealer = solo and side == "dealer"
-    for opponent in draw_opponents(cards, samples, rng):
-        their_f, their_b = house_way_values(opponent)
-        if dealer:
-            # The drawn hand is the player; the dealer's result is its mirror.
-            tally[2 - outcome(True, their_f, their_b, mine_f, mine_b)] += 1
-        else:
-            tally[outcome(solo, mine_f, mine_b, their_f, their_b)] += 1
-    return tally[2], tally[1], tally[0]
+    return tally(front_value_of(front), back_value_of(back), opponents,
+                 solo=mode == "solo", dealer=mode == "solo" and side == "dealer")
 
 
 def luck(seven: str | Iterable[str], *, mode: str, side: str, samples: int = 120) -> LuckEstimate:

@@ -1,9 +1,9 @@
 """Helpers for the browser-engine tests: the build, Node, and CPython's answers.
 
 The reference is always CPython running games.engine: `python -m games.engine
-batch` for the engine's own ops, and the worker's marshalling glue (extracted
-from frontend/src/js/engine-core.mjs and executed here) for the few page ops
-that batch does not offer yet.
+batch` answers every op, the page-facing ones included. The worker's Python glue
+(extracted from frontend/src/js/engine-core.mjs and executed here) only
+marshals, so under CPython it must answer exactly like batch.
 """
 
 from __future__ import annotations
@@ -147,6 +147,6 @@ def _glue_handle() -> Any:
 
 
 def glue_cpython(request: Any) -> Any:
-    """The worker's answer computed by CPython 3.x running the same glue."""
+    """The worker's answer computed by CPython 3.x running the same (marshalling) glue."""
     line = request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
     return json.loads(_glue_handle()(line))

@@ -4,7 +4,9 @@ One fixed set of requests goes through `python -m games.engine batch` and
 through frontend/tools/engine-node.mjs, which loads the built Pyodide runtime and
 the served engine archive through the Web Worker's own glue
 (frontend/src/js/engine-core.mjs). Answers must be identical, luck counts,
-floats and error sentences included.
+explorer tallies, floats and error sentences included. The page-facing ops
+(describe, house_way_detail, settings, luck_detail, explore) are batch ops like
+the rest.
 """
 
 from __future__ import annotations
@@ -50,6 +52,21 @@ def luck_requests() -> list[dict[str, Any]]:
     return out
 
 
+# The page-facing ops the worker's pages ask for.
+PAGE_REQUESTS: list[Any] = [
+    *({"op": "settings", "cards": cards} for cards in HANDS),
+    *({"op": "house_way_detail", "cards": cards} for cards in HANDS),
+    {"op": "describe", "front": "9s 9h", "back": "Ks Qd 7c 4h 2s"},
+    {"op": "describe", "front": "Ad Kd", "back": "As Qd 7c 4h 2s"},
+    {"op": "describe", "front": "Kd JK", "back": "As Ac 7c 4h 2s"},
+    {"op": "luck_detail", "cards": HANDS[0], "mode": "solo", "side": "dealer"},
+    {"op": "luck_detail", "cards": HANDS[1], "mode": "friend"},
+    *({"op": "explore", "cards": cards, "mode": "solo"} for cards in HANDS),
+    {"op": "explore", "cards": HANDS[0], "mode": "solo", "side": "dealer", "samples": 120},
+    {"op": "explore", "cards": HANDS[1], "mode": "friend", "samples": 120},
+    {"op": "explore", "cards": HANDS[6].split(), "mode": "friend", "samples": 7},
+]
+
 ERROR_REQUESTS: list[Any] = [
     "{nope",
     "[1, 2]",
@@ -77,20 +94,15 @@ ERROR_REQUESTS: list[Any] = [
     {"op": "luck", "cards": HANDS[0], "mode": "solo", "samples": "120"},
     {"op": "luck", "cards": HANDS[0]},
     {"op": "luck", "cards": "Ａs Ah 8d 8c Ks 7h 4d", "mode": "solo"},
-]
-
-# The page-facing ops the worker answers through its glue until batch has them.
-GLUE_REQUESTS: list[Any] = [
-    *({"op": "settings", "cards": cards} for cards in HANDS),
-    *({"op": "house_way_detail", "cards": cards} for cards in HANDS),
-    {"op": "describe", "front": "9s 9h", "back": "Ks Qd 7c 4h 2s"},
-    {"op": "describe", "front": "Ad Kd", "back": "As Qd 7c 4h 2s"},
-    {"op": "describe", "front": "Kd JK", "back": "As Ac 7c 4h 2s"},
-    {"op": "luck_detail", "cards": HANDS[0], "mode": "solo", "side": "dealer"},
-    {"op": "luck_detail", "cards": HANDS[1], "mode": "friend"},
     {"op": "describe", "front": "9s"},
     {"op": "settings", "cards": "As Ah"},
+    {"op": "house_way_detail", "cards": "As As 8d 8c Ks 7h 4d"},
     {"op": "luck_detail", "cards": HANDS[0], "mode": "friend", "side": "dealer"},
+    {"op": "explore", "cards": HANDS[0], "mode": "friend", "side": "dealer"},
+    {"op": "explore", "cards": HANDS[0], "mode": "solo", "samples": 0},
+    {"op": "explore", "cards": HANDS[0], "mode": "solo", "samples": True},
+    {"op": "explore", "cards": HANDS[0]},
+    {"op": "explore", "cards": "As Ah 8d 8c Ks 7h", "mode": "solo"},
 ]
 
 
@@ -104,21 +116,14 @@ def sampled() -> list[tuple[str, dict[str, Any]]]:
 
 @pytest.fixture(scope="module")
 def runs(sampled: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
-    batch_requests = [vector_request(name, line) for name, line in sampled]
-    batch_requests += luck_requests() + ERROR_REQUESTS
-    node, stderr = batch_node(batch_requests + GLUE_REQUESTS)
-    return {
-        "requests": batch_requests,
-        "cpython": batch_cpython(batch_requests),
-        "node": node[: len(batch_requests)],
-        "node_glue": node[len(batch_requests):],
-        "stderr": stderr,
-    }
+    requests = [vector_request(name, line) for name, line in sampled]
+    requests += luck_requests() + PAGE_REQUESTS + ERROR_REQUESTS
+    node, stderr = batch_node(requests)
+    return {"requests": requests, "cpython": batch_cpython(requests), "node": node, "stderr": stderr}
 
 
 def test_every_request_gets_one_answer(runs: dict[str, Any]) -> None:
-    assert len(runs["cpython"]) == len(runs["requests"])
-    assert len(runs["node"]) + len(runs["node_glue"]) == len(runs["requests"]) + len(GLUE_REQUESTS)
+    assert len(runs["cpython"]) == len(runs["requests"]) == len(runs["node"])
     assert "loaded in" in runs["stderr"], runs["stderr"]
 
 
@@ -152,6 +157,20 @@ def test_luck_covers_both_modes_and_sides(runs: dict[str, Any]) -> None:
         assert answer["wins"] + answer["pushes"] + answer["losses"] == request.get("samples", 120)
 
 
+def test_page_ops_are_answered_in_pyodide(runs: dict[str, Any]) -> None:
+    answered = {r["op"] for r, a in zip(runs["requests"], runs["node"])
+                if isinstance(r, dict) and "error" not in a}
+    assert {"describe", "house_way_detail", "settings", "luck_detail", "explore"} <= answered
+    explores = [(r, a) for r, a in zip(runs["requests"], runs["node"])
+                if isinstance(r, dict) and r.get("op") == "explore" and "error" not in a]
+    assert {(r["mode"], r.get("side", "player")) for r, _ in explores} == {
+        ("solo", "player"), ("solo", "dealer"), ("friend", "player")}
+    for request, answer in explores:
+        assert answer["samples"] == request.get("samples", 120)
+        assert len(answer["settings"]) == 21
+        assert sum(s["house_way"] for s in answer["settings"]) == 1
+
+
 def test_errors_are_answers_with_the_same_sentences(runs: dict[str, Any]) -> None:
     start = len(runs["requests"]) - len(ERROR_REQUESTS)
     for request, got in zip(ERROR_REQUESTS, runs["node"][start:]):
@@ -159,29 +178,47 @@ def test_errors_are_answers_with_the_same_sentences(runs: dict[str, Any]) -> Non
         assert got["error"].strip(), request
 
 
-def test_worker_glue_ops_equal_cpython(runs: dict[str, Any]) -> None:
-    for request, got in zip(GLUE_REQUESTS, runs["node_glue"]):
-        assert got == glue_cpython(request), request
+def test_the_worker_glue_only_marshals() -> None:
+    """Under CPython the worker's glue answers every request exactly like batch."""
+    from games.engine.batch import answer_line
+
+    for request in luck_requests()[:3] + PAGE_REQUESTS + ERROR_REQUESTS:
+        line = request if isinstance(request, str) else json.dumps(request, ensure_ascii=False)
+        assert glue_cpython(request) == json.loads(answer_line(line)), request
 
 
-def test_worker_glue_ops_report_engine_results() -> None:
-    from games.engine import all_settings, back_name, foul_reason, front_name, house_way, luck
+def test_page_ops_report_engine_results() -> None:
+    from games.engine import (
+        all_settings,
+        back_name,
+        explore,
+        foul_reason,
+        front_name,
+        house_way,
+        luck,
+    )
+    from games.engine.batch import answer
 
     for cards in HANDS:
-        settings = glue_cpython({"op": "settings", "cards": cards})["settings"]
+        settings = answer({"op": "settings", "cards": cards})["settings"]
         assert len(settings) == 21
         assert [s["front"] for s in settings] == [" ".join(s.front) for s in all_settings(cards)]
         assert sum(s["house_way"] for s in settings) == 1
         hw = house_way(cards)
         chosen = next(s for s in settings if s["house_way"])
         assert chosen["front"] == " ".join(hw.setting.front)
-        detail = glue_cpython({"op": "house_way_detail", "cards": cards})
+        detail = answer({"op": "house_way_detail", "cards": cards})
         assert (detail["row"], detail["reason"]) == (hw.row, hw.reason)
         assert detail["front_name"] == front_name(hw.setting.front)
         assert detail["back_name"] == back_name(hw.setting.back)
         for s in settings:
             assert s["foul_reason"] == foul_reason(s["front"], s["back"])
             assert s["foul"] == (s["foul_reason"] is not None)
-    shown = glue_cpython({"op": "luck_detail", "cards": HANDS[1], "mode": "solo"})
+        explored = answer({"op": "explore", "cards": cards, "mode": "solo"})
+        row = next(s for s in explored["settings"] if s["house_way"])
+        e = luck(cards, mode="solo", side="player")
+        assert (row["wins"], row["pushes"], row["losses"]) == (e.wins, e.pushes, e.losses)
+        assert explored["settings"][0]["expected"] == explore(cards, mode="solo").settings[0].expected
+    shown = answer({"op": "luck_detail", "cards": HANDS[1], "mode": "solo"})
     assert shown["label"] == luck(HANDS[1], mode="solo", side="player").label() == "Luck 7.2 (6.6–7.7)"
-    assert "error" in glue_cpython({"op": "describe", "front": "9s"})
+    assert "error" in answer({"op": "describe", "front": "9s"})

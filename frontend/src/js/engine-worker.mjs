@@ -7,7 +7,7 @@
 // Both URLs must be on the worker's own origin: nothing is ever fetched from a CDN.
 //
 // Messages:
-//   worker -> page  {type: "ready", ms, pyodide, engine, ops}   once loaded (ms: load time)
+//   worker -> page  {type: "ready", ms, pyodide, engine}        once loaded (ms: load time)
 //                   {type: "error", error}                     when loading failed
 //   page -> worker  {id, request}                              request: {op: ..., ...}
 //   worker -> page  {id, answer}                               whatever the engine answered,
@@ -15,7 +15,7 @@
 //                   {id, error}                                the worker itself failed
 // Requests sent before "ready" wait for the load.
 
-import { WORKER_OPS, answerWith, installEngine } from "./engine-core.mjs";
+import { answerWith, installEngine } from "./engine-core.mjs";
 
 const started = performance.now();
 let handle = null;
@@ -51,7 +51,7 @@ async function boot(pyodideUrl, engineUrl) {
   });
   handle = installEngine(pyodide, await archive);
   const ms = Math.round(performance.now() - started);
-  self.postMessage({ type: "ready", ms, pyodide: pyodide.version, engine: archiveURL, ops: WORKER_OPS });
+  self.postMessage({ type: "ready", ms, pyodide: pyodide.version, engine: archiveURL });
 }
 
 function start(pyodideUrl, engineUrl) {
