@@ -9,7 +9,7 @@ urlpatterns = [
     path("sign-up/", views.sign_up, name="sign_up"),
     path(
         "sign-in/",
-        auth_views.LoginView.as_view(template_name="accounts/sign_in.html"),
+        views.SignInView.as_view(),
         name="sign_in",
     ),
     path("sign-out/", auth_views.LogoutView.as_view(), name="sign_out"),

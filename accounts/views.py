@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 from django.contrib.auth import login
+from django.contrib.auth.views import LoginView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from .forms import SignUpForm
+from .forms import SignUpForm, ThrottledAuthenticationForm
+
+
+class SignInView(LoginView):
+    """Django's sign-in view with throttling per account and per address."""
+
+    template_name = "accounts/sign_in.html"
+    authentication_form = ThrottledAuthenticationForm
+    redirect_authenticated_user = True
 
 
 def _safe_next(request: HttpRequest) -> str | None:

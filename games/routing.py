@@ -1,5 +1,9 @@
 """WebSocket routes."""
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-websocket_urlpatterns: list[URLPattern] = []
+from .consumers import TableConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),
+]

@@ -1,8 +1,11 @@
 from django.urls import path
-from django.views.generic import TemplateView
+
+from . import views
 
 app_name = "games"
 
 urlpatterns = [
-    path("lobby/", TemplateView.as_view(template_name="games/lobby.html"), name="lobby"),
+    path("lobby/", views.lobby, name="lobby"),
+    path("tables/new/<str:mode>/", views.table_new, name="table_new"),
+    path("tables/<int:table_id>/", views.table_detail, name="table"),
 ]

@@ -1,0 +1,156 @@
+"""Domain errors: each has a stable ``code`` and a ``detail`` sentence a player
+can act on. A service raises one before it changes anything (or inside the
+transaction, which then rolls back), so a refused action changes nothing.
+
+``error_payload`` is the one mapping to the wire shape
+``{"error": code, "detail": sentence}``, used by the table socket and by the
+REST exception handler (``games.errors``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+
+class GameError(Exception):
+    """Base of every domain error."""
+
+    code: ClassVar[str] = "game_error"
+    default_detail: ClassVar[str] = "That is not possible right now."
+    status: ClassVar[int] = 409  # the HTTP status REST answers with
+
+    def __init__(self, detail: str | None = None) -> None:
+        self.detail = detail or self.default_detail
+        super().__init__(self.detail)
+
+
+class TableNotFound(GameError):
+    code = "table_not_found"
+    default_detail = "There is no such table, or you do not have a seat at it."
+    status = 404
+
+
+class NotSeated(GameError):
+    code = "not_seated"
+    default_detail = "You do not have a seat at this table."
+    status = 403
+
+
+class TableWaiting(GameError):
+    code = "table_waiting"
+    default_detail = "Your friend has not joined yet: wait for them to take the other seat."
+
+
+class TableFinished(GameError):
+    code = "table_finished"
+    default_detail = (
+        "This table is finished: a stack is at 0 chips. Open a new table to play again."
+    )
+
+
+class SeatTaken(GameError):
+    code = "seat_taken"
+    default_detail = "Both seats at this table are taken."
+
+
+class InvalidStake(GameError):
+    code = "stake_invalid"
+    default_detail = "A stake is a whole number of chips, at least 1."
+    status = 400
+
+
+class StakeTooHigh(GameError):
+    code = "stake_too_high"
+    default_detail = "That stake is more than the smaller stack."
+    status = 400
+
+
+class NoStakeProposal(GameError):
+    code = "stake_no_proposal"
+    default_detail = "There is no stake from the other side to accept."
+
+
+class StakeNotAgreed(GameError):
+    code = "stake_not_agreed"
+    default_detail = "Agree a stake before dealing."
+
+
+class NoLastStake(GameError):
+    code = "no_last_stake"
+    default_detail = "There is no earlier stake to bet again: choose a stake and deal."
+
+
+class DealInProgress(GameError):
+    code = "deal_in_progress"
+    default_detail = "A deal is in progress: finish it before starting another."
+
+
+class NoDeal(GameError):
+    code = "no_deal"
+    default_detail = "There is no deal in progress: choose a stake and deal."
+
+
+class InvalidSetting(GameError):
+    code = "setting_invalid"
+    default_detail = "Set two of your seven cards in front and the other five in back."
+    status = 400
+
+
+class FoulNotConfirmed(GameError):
+    code = "foul_unconfirmed"
+    default_detail = "That setting is a foul. Lock anyway to play it as a foul."
+
+
+class AlreadyLocked(GameError):
+    code = "already_locked"
+    default_detail = "You have already locked your setting for this deal."
+
+
+class AlreadyRevealed(GameError):
+    code = "already_revealed"
+    default_detail = "This deal has already been revealed and settled."
+
+
+class NotReadyToReveal(GameError):
+    code = "not_ready_to_reveal"
+    default_detail = "Both sides must lock a setting before the reveal."
+
+
+class NotRevealed(GameError):
+    code = "not_revealed"
+    default_detail = "Luck is recorded after the reveal."
+
+
+class InvalidLuck(GameError):
+    code = "luck_invalid"
+    default_detail = "A luck estimate is wins, pushes and losses over 120 samples."
+    status = 400
+
+
+class LuckAlreadyRecorded(GameError):
+    code = "luck_already_recorded"
+    default_detail = "The luck of this hand is already recorded."
+
+
+class BadMessage(GameError):
+    """A socket message that is not JSON, not an object, or has the wrong fields."""
+
+    code = "bad_message"
+    default_detail = "That message is not in the table's protocol."
+    status = 400
+
+
+class UnknownMessage(BadMessage):
+    code = "unknown_type"
+    default_detail = "That message type is not one the table understands."
+
+
+class ServerError(GameError):
+    code = "server_error"
+    default_detail = "Something went wrong on the server and nothing changed. Try again."
+    status = 500
+
+
+def error_payload(exc: GameError) -> dict[str, Any]:
+    """The wire shape of a domain error, for the socket and for REST alike."""
+    return {"error": exc.code, "detail": exc.detail}

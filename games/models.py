@@ -1,0 +1,296 @@
+"""Tables, seats, deals, each side's hand and both ledgers.
+
+Models are thin: fields, database constraints and small properties. Every
+write goes through ``games.services``; every read for pages and sockets
+through ``games.selectors``. The rules live in ``games.engine``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+STARTING_STACK = 1000
+
+
+class Table(models.Model):
+    class Mode(models.TextChoices):
+        SOLO = "solo", "Solo"
+        FRIEND = "friend", "Friend"
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for a friend"
+        BETTING = "betting", "Agreeing a stake"
+        PLAYING = "playing", "Deal in progress"
+        FINISHED = "finished", "Finished"
+
+    key = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+    status = models.CharField(max_length=8, choices=Status.choices)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tables_created"
+    )
+    starting_stack = models.PositiveIntegerField(default=STARTING_STACK)
+    # The stake both sides agreed for the next deal (consumed by the deal).
+    stake = models.PositiveIntegerField(null=True, blank=True)
+    # A stake one seat proposed and the other has not accepted yet (friend mode).
+    stake_proposed = models.PositiveIntegerField(null=True, blank=True)
+    stake_proposed_by = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The stake of the latest deal, for "Rebet".
+    last_stake = models.PositiveIntegerField(null=True, blank=True)
+    deals_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("-updated_at",)
+        constraints = (
+            models.CheckConstraint(condition=Q(mode__in=["solo", "friend"]), name="table_mode_valid"),
+            models.CheckConstraint(
+                condition=Q(status__in=["waiting", "betting", "playing", "finished"]),
+                name="table_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(stake__isnull=True) | Q(stake__gte=1), name="table_stake_positive"
+            ),
+            models.CheckConstraint(
+                condition=(Q(stake_proposed__isnull=True) & Q(stake_proposed_by__isnull=True))
+                | (Q(stake_proposed__gte=1) & Q(stake_proposed_by__in=[0, 1])),
+                name="table_proposal_complete",
+            ),
+            models.CheckConstraint(
+                condition=Q(last_stake__isnull=True) | Q(last_stake__gte=1),
+                name="table_last_stake_positive",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.get_mode_display()} table {self.pk}"
+
+    @property
+    def group_name(self) -> str:
+        """The channel-layer group of this table's sockets (unique across databases)."""
+        return f"table.{self.key.hex}"
+
+
+class Seat(models.Model):
+    """One side of a table: seat 0 is the creator; seat 1 the dealer (solo) or the friend."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    number = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    is_dealer = models.BooleanField(default=False)
+    # The actual ledger's balance: the stack that limits stakes.
+    stack = models.IntegerField(default=STARTING_STACK)
+    # The "with 5%" what-if ledger's balance; never limits anything.
+    balance_with_commission = models.DecimalField(
+        max_digits=14, decimal_places=2, default=Decimal(STARTING_STACK)
+    )
+
+    class Meta:
+        ordering = ("table_id", "number")
+        constraints = (
+            models.UniqueConstraint(fields=["table", "number"], name="seat_unique_number"),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(user__isnull=False),
+                name="seat_one_per_user_per_table",
+            ),
+            models.CheckConstraint(condition=Q(number__in=[0, 1]), name="seat_number_0_or_1"),
+            models.CheckConstraint(condition=Q(stack__gte=0), name="seat_stack_not_negative"),
+            models.CheckConstraint(
+                condition=Q(is_dealer=False) | (Q(user__isnull=True) & Q(number=1)),
+                name="seat_dealer_is_seat_1_without_user",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Seat {self.number} of table {self.table_id}"
+
+    @property
+    def name(self) -> str:
+        if self.is_dealer:
+            return "Dealer"
+        return self.user.username if self.user else "Empty seat"
+
+
+class Deal(models.Model):
+    class Status(models.TextChoices):
+        DEALT = "dealt", "Dealt"
+        REVEALED = "revealed", "Revealed"
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="deals")
+    number = models.PositiveIntegerField()
+    stake = models.PositiveIntegerField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.DEALT)
+    # Server-only until the reveal: the shuffled deck and the secret.
+    deck_order = models.TextField()
+    secret = models.CharField(max_length=64)
+    commitment = models.CharField(max_length=64)
+    dealt_at = models.DateTimeField(auto_now_add=True)
+    revealed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("table_id", "number")
+        constraints = (
+            models.UniqueConstraint(fields=["table", "number"], name="deal_unique_number"),
+            # At most one deal in progress per table.
+            models.UniqueConstraint(
+                fields=["table"], condition=Q(status="dealt"), name="deal_one_open_per_table"
+            ),
+            models.CheckConstraint(condition=Q(stake__gte=1), name="deal_stake_positive"),
+            models.CheckConstraint(
+                condition=Q(status__in=["dealt", "revealed"]), name="deal_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=(Q(status="dealt") & Q(revealed_at__isnull=True))
+                | (Q(status="revealed") & Q(revealed_at__isnull=False)),
+                name="deal_revealed_at_matches_status",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Deal {self.number} of table {self.table_id}"
+
+    @property
+    def revealed(self) -> bool:
+        return self.status == self.Status.REVEALED
+
+    @property
+    def deck(self) -> tuple[str, ...]:
+        return tuple(self.deck_order.split())
+
+
+RESULTS = ["win", "push", "loss"]
+PARTS = ["win", "loss", "copy"]
+
+
+class Hand(models.Model):
+    """One side of one deal: its seven cards, its locked setting and, after the
+    reveal, its settlement. One row per side per deal, so one setting per side."""
+
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="hands")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="hands")
+    seat_number = models.PositiveSmallIntegerField()
+    cards = models.CharField(max_length=32)
+    front = models.CharField(max_length=8, blank=True, default="")
+    back = models.CharField(max_length=20, blank=True, default="")
+    foul_confirmed = models.BooleanField(default=False)
+    locked_at = models.DateTimeField(null=True, blank=True)
+    # Settlement (written once, at the reveal).
+    front_result = models.CharField(max_length=4, blank=True, default="")
+    back_result = models.CharField(max_length=4, blank=True, default="")
+    result = models.CharField(max_length=4, blank=True, default="")
+    foul = models.BooleanField(null=True, blank=True)
+    score = models.DecimalField(max_digits=3, decimal_places=2, null=True, blank=True)
+    house_front = models.CharField(max_length=8, blank=True, default="")
+    house_back = models.CharField(max_length=20, blank=True, default="")
+    house_row = models.CharField(max_length=64, blank=True, default="")
+    skill = models.DecimalField(max_digits=3, decimal_places=2, null=True, blank=True)
+    # The on-device luck estimate (rules §6), recorded after the reveal.
+    luck_wins = models.PositiveSmallIntegerField(null=True, blank=True)
+    luck_pushes = models.PositiveSmallIntegerField(null=True, blank=True)
+    luck_losses = models.PositiveSmallIntegerField(null=True, blank=True)
+    luck = models.FloatField(null=True, blank=True)
+    luck_low = models.FloatField(null=True, blank=True)
+    luck_high = models.FloatField(null=True, blank=True)
+    luck_label = models.CharField(max_length=40, blank=True, default="")
+
+    class Meta:
+        ordering = ("deal_id", "seat_number")
+        constraints = (
+            models.UniqueConstraint(fields=["deal", "seat_number"], name="hand_one_per_side"),
+            models.UniqueConstraint(fields=["deal", "seat"], name="hand_one_per_seat"),
+            models.CheckConstraint(condition=Q(seat_number__in=[0, 1]), name="hand_seat_0_or_1"),
+            models.CheckConstraint(
+                condition=(Q(front="") & Q(back="") & Q(locked_at__isnull=True))
+                | (~Q(front="") & ~Q(back="") & Q(locked_at__isnull=False)),
+                name="hand_setting_complete",
+            ),
+            models.CheckConstraint(
+                condition=Q(result="") | Q(result__in=RESULTS), name="hand_result_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(front_result="") | Q(front_result__in=PARTS),
+                name="hand_front_result_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(back_result="") | Q(back_result__in=PARTS),
+                name="hand_back_result_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(result="") | ~Q(front=""), name="hand_settled_only_when_locked"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(luck_wins__isnull=True) & Q(luck_pushes__isnull=True)
+                    & Q(luck_losses__isnull=True)
+                )
+                | Q(luck_wins__gte=0) & Q(luck_pushes__gte=0) & Q(luck_losses__gte=0)
+                & ~Q(result=""),
+                name="hand_luck_after_reveal",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Seat {self.seat_number} of deal {self.deal_id}"
+
+    @property
+    def card_list(self) -> tuple[str, ...]:
+        return tuple(self.cards.split())
+
+    @property
+    def front_cards(self) -> tuple[str, ...] | None:
+        return tuple(self.front.split()) if self.front else None
+
+    @property
+    def back_cards(self) -> tuple[str, ...] | None:
+        return tuple(self.back.split()) if self.back else None
+
+    @property
+    def locked(self) -> bool:
+        return self.locked_at is not None
+
+
+class LedgerEntry(models.Model):
+    """One seat's chip movement on one deal, in one of the two ledgers."""
+
+    class Ledger(models.TextChoices):
+        ACTUAL = "actual", "Actual"
+        WITH_COMMISSION = "with_5", "With 5%"
+
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="ledger_entries")
+    deal = models.ForeignKey(Deal, on_delete=models.CASCADE, related_name="ledger_entries")
+    ledger = models.CharField(max_length=8, choices=Ledger.choices)
+    amount = models.DecimalField(max_digits=14, decimal_places=2)
+    balance = models.DecimalField(max_digits=14, decimal_places=2)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("deal_id", "seat_id", "ledger")
+        constraints = (
+            # Settlement exactly once: one entry per seat, deal and ledger.
+            models.UniqueConstraint(
+                fields=["deal", "seat", "ledger"], name="ledger_one_entry_per_deal_seat"
+            ),
+            models.CheckConstraint(
+                condition=Q(ledger__in=["actual", "with_5"]), name="ledger_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=~Q(ledger="actual") | Q(balance__gte=0),
+                name="ledger_actual_not_negative",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.ledger} {self.amount:+} for seat {self.seat_id} on deal {self.deal_id}"

@@ -1,0 +1,142 @@
+"""The table socket's messages: the one registry of types and their shapes.
+
+Every client frame is checked here before anything else happens: size, JSON,
+an object with a known ``type``, exactly the registered fields with the right
+types and sizes, and an optional ``id`` (echoed in the reply). Anything else
+is a ``BadMessage``/``UnknownMessage`` and changes nothing. The rules are not
+checked here (the services and the engine do that); only the shape is.
+``docs/protocol.md`` documents the same registry for people.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .exceptions import BadMessage, UnknownMessage
+
+MAX_FRAME_CHARS = 2048
+MAX_ID_CHARS = 64
+MAX_INT = 10**9
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One field: its kind and limits."""
+
+    kind: str  # "int", "bool" or "cards"
+    required: bool = True
+    count: int | None = None  # for cards: exactly this many
+    minimum: int = 0  # for ints
+    maximum: int = MAX_INT
+
+
+@dataclass(frozen=True)
+class Message:
+    type: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    id: str | int | None = None
+
+
+MESSAGES: dict[str, dict[str, Spec]] = {
+    # Send the full state this seat may see (the server also sends it on connect).
+    "state": {},
+    "ping": {},
+    # Propose the next deal's stake (the solo dealer accepts at once).
+    "stake": {"amount": Spec("int", minimum=-MAX_INT)},
+    # Accept the other seat's proposed stake (friend tables).
+    "accept_stake": {},
+    # Deal at the agreed stake.
+    "deal": {},
+    # Bet the last stake again (solo: deals at once).
+    "rebet": {},
+    # Lock a setting: two cards in front; the back defaults to the other five.
+    "lock": {
+        "front": Spec("cards", count=2),
+        "back": Spec("cards", required=False, count=5),
+        "confirm_foul": Spec("bool", required=False),
+        "deal": Spec("int", required=False, minimum=1),
+    },
+    # Record the on-device luck estimate of a revealed deal (120 samples).
+    "luck": {
+        "deal": Spec("int", minimum=1),
+        "wins": Spec("int", maximum=10_000),
+        "pushes": Spec("int", maximum=10_000),
+        "losses": Spec("int", maximum=10_000),
+    },
+}
+
+
+def _check(name: str, spec: Spec, value: Any) -> Any:
+    if spec.kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise BadMessage(f"“{name}” must be a whole number.")
+        if not spec.minimum <= value <= spec.maximum:
+            raise BadMessage(f"“{name}” must be between {spec.minimum} and {spec.maximum}.")
+        return value
+    if spec.kind == "bool":
+        if not isinstance(value, bool):
+            raise BadMessage(f"“{name}” must be true or false.")
+        return value
+    if spec.kind == "cards":
+        if (
+            not isinstance(value, list)
+            or len(value) != spec.count
+            or not all(isinstance(card, str) and 1 <= len(card) <= 3 for card in value)
+        ):
+            raise BadMessage(f"“{name}” must be a list of {spec.count} card codes, like \"As\".")
+        return list(value)
+    raise AssertionError(spec.kind)  # pragma: no cover - a registry typo
+
+
+def message_id(raw: Any) -> str | int | None:
+    """The client's ``id`` if it is one we may echo, else None."""
+    if isinstance(raw, dict):
+        value = raw.get("id")
+        if isinstance(value, str) and len(value) <= MAX_ID_CHARS:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_INT:
+            return value
+    return None
+
+
+def decode(text: str | None, data: bytes | None = None) -> Any:
+    """The JSON of one frame, or BadMessage."""
+    if text is None:
+        raise BadMessage("Send text frames holding one JSON object.")
+    if len(text) > MAX_FRAME_CHARS:
+        raise BadMessage(f"A message is at most {MAX_FRAME_CHARS} characters.")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        raise BadMessage("That message is not valid JSON.") from None
+
+
+def validate(raw: Any) -> Message:
+    """Check one decoded frame against the registry."""
+    if not isinstance(raw, dict):
+        raise BadMessage("A message is a JSON object with a “type”.")
+    kind = raw.get("type")
+    if not isinstance(kind, str):
+        raise BadMessage("A message needs a “type”.")
+    specs = MESSAGES.get(kind)
+    if specs is None:
+        raise UnknownMessage(f"“{kind[:40]}” is not a message type the table understands.")
+    if "id" in raw and message_id(raw) is None:
+        raise BadMessage(f"An “id” is a string of at most {MAX_ID_CHARS} characters or a number.")
+    extra = sorted(set(raw) - set(specs) - {"type", "id"})
+    if extra:
+        raise BadMessage(f"A “{kind}” message has no “{extra[0][:40]}” field.")
+    fields: dict[str, Any] = {}
+    for name, spec in specs.items():
+        if name not in raw:
+            if spec.required:
+                raise BadMessage(f"A “{kind}” message needs “{name}”.")
+            continue
+        fields[name] = _check(name, spec, raw[name])
+    return Message(type=kind, fields=fields, id=message_id(raw))
+
+
+def parse(text: str | None, data: bytes | None = None) -> Message:
+    return validate(decode(text, data))

@@ -1,0 +1,481 @@
+"""Writes: the one table state machine for both modes.
+
+Every public function here is a keyword-only ``<entity>_<action>`` and one
+state transition: one ``transaction.atomic`` block that first locks the table
+row (``select_for_update``). A transition that is not allowed now raises a
+``games.exceptions.GameError`` and changes nothing. The rules (house way,
+fouls, settlement, ledgers, skill, luck) come from ``games.engine`` only.
+
+Seats are 0 and 1. Seat 0 is the player who opened the table; in solo seat 1
+is the dealer (no user), who accepts any valid stake and whose house-way
+setting is locked at deal time, so the player's lock reveals.
+"""
+
+from __future__ import annotations
+
+import secrets
+from decimal import Decimal
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from . import engine
+from .exceptions import (
+    AlreadyLocked,
+    AlreadyRevealed,
+    DealInProgress,
+    FoulNotConfirmed,
+    InvalidLuck,
+    InvalidSetting,
+    InvalidStake,
+    LuckAlreadyRecorded,
+    NoDeal,
+    NoLastStake,
+    NoStakeProposal,
+    NotReadyToReveal,
+    NotRevealed,
+    NotSeated,
+    SeatTaken,
+    StakeNotAgreed,
+    StakeTooHigh,
+    TableFinished,
+    TableNotFound,
+    TableWaiting,
+)
+from .models import Deal, Hand, LedgerEntry, Seat, Table
+
+LUCK_SAMPLES = 120
+_FLIP = {"win": "loss", "loss": "win", "copy": "copy"}
+
+
+# --- helpers (called inside a transition, with the table row locked) ----------
+
+
+def _lock_table(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except (Table.DoesNotExist, ValueError, TypeError):
+        raise TableNotFound() from None
+
+
+def _seats(table: Table) -> tuple[Seat, Seat]:
+    seats = list(Seat.objects.filter(table=table).order_by("number").select_related("user"))
+    return seats[0], seats[1]
+
+
+def _seat_of(table: Table, user: Any) -> Seat:
+    if not getattr(user, "is_authenticated", False):
+        raise NotSeated()
+    seat = Seat.objects.filter(table=table, user_id=user.pk).first()
+    if seat is None:
+        raise NotSeated()
+    return seat
+
+
+def _open_deal(table: Table) -> Deal | None:
+    return Deal.objects.filter(table=table, status=Deal.Status.DEALT).first()
+
+
+def _latest_deal(table: Table) -> Deal | None:
+    return Deal.objects.filter(table=table).order_by("-number").first()
+
+
+def _require_betting(table: Table) -> None:
+    if table.status == Table.Status.WAITING:
+        raise TableWaiting()
+    if table.status == Table.Status.FINISHED:
+        raise TableFinished()
+    if table.status == Table.Status.PLAYING:
+        raise DealInProgress()
+
+
+def _max_stake(table: Table) -> int:
+    return min(seat.stack for seat in _seats(table))
+
+
+def _check_stake(table: Table, amount: object) -> int:
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise InvalidStake()
+    if amount < 1:
+        raise InvalidStake("A stake is at least 1 chip.")
+    limit = _max_stake(table)
+    if amount > limit:
+        raise StakeTooHigh(
+            f"A stake of {amount} is more than the smaller stack: the most you can stake is "
+            f"{limit}."
+        )
+    return amount
+
+
+def _join(cards: tuple[str, ...] | list[str]) -> str:
+    return " ".join(cards)
+
+
+def _touch(table: Table, *fields: str) -> None:
+    table.save(update_fields=[*fields, "updated_at"])
+
+
+# --- tables -----------------------------------------------------------------
+
+
+def table_start(*, user: Any, mode: str) -> Table:
+    """Open a table with 1,000 chips on each side. In solo seat 1 is the dealer;
+    with a friend seat 1 stays empty until they join."""
+    if mode not in Table.Mode.values:
+        raise ValueError(f"“{mode}” is not a table mode: use solo or friend.")
+    if not getattr(user, "is_authenticated", False):
+        raise NotSeated("Sign in to open a table.")
+    with transaction.atomic():
+        solo = mode == Table.Mode.SOLO
+        table = Table.objects.create(
+            mode=mode,
+            created_by=user,
+            status=Table.Status.BETTING if solo else Table.Status.WAITING,
+        )
+        start = table.starting_stack
+        Seat.objects.create(
+            table=table, number=0, user=user, stack=start, balance_with_commission=start
+        )
+        Seat.objects.create(
+            table=table, number=1, is_dealer=solo, stack=start, balance_with_commission=start
+        )
+    return table
+
+
+def table_join(*, user: Any, table_id: int) -> Table:
+    """Take the empty seat 1 of a friend table (the invite flow gates who may)."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        if table.mode != Table.Mode.FRIEND:
+            raise SeatTaken("This is a solo table: its other seat is the dealer's.")
+        if Seat.objects.filter(table=table, user_id=user.pk).exists():
+            raise SeatTaken("You already have a seat at this table.")
+        seat = Seat.objects.get(table=table, number=1)
+        if seat.user_id is not None:
+            raise SeatTaken()
+        seat.user = user
+        seat.save(update_fields=["user"])
+        table.status = Table.Status.BETTING
+        _touch(table, "status")
+    return table
+
+
+# --- stakes -----------------------------------------------------------------
+
+
+def stake_propose(*, user: Any, table_id: int, amount: object) -> Table:
+    """Propose the next deal's stake. The solo dealer accepts at once; with a
+    friend the proposal waits for the other seat (a new proposal replaces it)."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        _require_betting(table)
+        stake = _check_stake(table, amount)
+        if table.mode == Table.Mode.SOLO:
+            table.stake, table.stake_proposed, table.stake_proposed_by = stake, None, None
+        else:
+            table.stake, table.stake_proposed, table.stake_proposed_by = None, stake, seat.number
+        _touch(table, "stake", "stake_proposed", "stake_proposed_by")
+    return table
+
+
+def stake_accept(*, user: Any, table_id: int) -> Table:
+    """Accept the other seat's proposed stake."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        _require_betting(table)
+        if table.stake_proposed is None or table.stake_proposed_by == seat.number:
+            raise NoStakeProposal()
+        table.stake = _check_stake(table, table.stake_proposed)
+        table.stake_proposed, table.stake_proposed_by = None, None
+        _touch(table, "stake", "stake_proposed", "stake_proposed_by")
+    return table
+
+
+# --- deals ------------------------------------------------------------------
+
+
+def _new_deck() -> tuple[str, ...]:
+    """A shuffled deck from the operating system's randomness (tests replace this)."""
+    return engine.shuffle_deck(secrets.SystemRandom())
+
+
+def _deal(table: Table, stake: int) -> Deal:
+    """Shuffle with ``secrets``, deal seven cards to each seat and keep the deck
+    on the server. In solo, lock the dealer's house-way setting now."""
+    deck = _new_deck()
+    secret = secrets.token_hex(32)
+    number = table.deals_count + 1
+    deal = Deal.objects.create(
+        table=table,
+        number=number,
+        stake=stake,
+        deck_order=_join(deck),
+        secret=secret,
+        commitment=engine.deck_commitment(deck, secret),
+    )
+    now = timezone.now()
+    for seat, cards in zip(_seats(table), engine.deal_hands(deck), strict=True):
+        hand = Hand(deal=deal, seat=seat, seat_number=seat.number, cards=_join(cards))
+        if seat.is_dealer:
+            way = engine.house_way(cards).setting
+            hand.front, hand.back = _join(engine.sort_cards(way.front)), _join(engine.sort_cards(way.back))
+            hand.locked_at = now
+        hand.save()
+    table.status = Table.Status.PLAYING
+    table.stake = None
+    table.last_stake = stake
+    table.deals_count = number
+    _touch(table, "status", "stake", "last_stake", "deals_count")
+    return deal
+
+
+def deal_start(*, user: Any, table_id: int) -> Deal:
+    """Deal at the agreed stake."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        _seat_of(table, user)
+        _require_betting(table)
+        if table.stake is None:
+            raise StakeNotAgreed()
+        return _deal(table, _check_stake(table, table.stake))
+
+
+def deal_rebet(*, user: Any, table_id: int) -> Table:
+    """Bet the last stake again. Solo: deal at once. With a friend: propose the
+    last stake, or accept it when the other seat already proposed it; either
+    seat then deals."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        _require_betting(table)
+        if table.last_stake is None:
+            raise NoLastStake()
+        stake = _check_stake(table, table.last_stake)
+        if table.mode == Table.Mode.SOLO:
+            _deal(table, stake)
+            return table
+        if table.stake_proposed == stake and table.stake_proposed_by != seat.number:
+            table.stake, table.stake_proposed, table.stake_proposed_by = stake, None, None
+        else:
+            table.stake, table.stake_proposed, table.stake_proposed_by = None, stake, seat.number
+        _touch(table, "stake", "stake_proposed", "stake_proposed_by")
+    return table
+
+
+# --- settings and the reveal ------------------------------------------------
+
+
+def _parse_setting(
+    hand: Hand, front: object, back: object | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    cards = hand.card_list
+    try:
+        front_cards = engine.parse_cards(front, count=2)  # type: ignore[arg-type]
+        back_cards = (
+            engine.sort_cards(c for c in cards if c not in front_cards)
+            if back is None
+            else engine.parse_cards(back, count=5)  # type: ignore[arg-type]
+        )
+    except engine.CardError as exc:
+        raise InvalidSetting(str(exc)) from None
+    except (TypeError, ValueError):
+        raise InvalidSetting() from None
+    strangers = [c for c in front_cards + back_cards if c not in cards]
+    if strangers:
+        names = ", ".join(engine.card_name(c) for c in strangers)
+        raise InvalidSetting(f"That setting uses cards you were not dealt: {names}.")
+    if len(set(front_cards) | set(back_cards)) != 7:
+        raise InvalidSetting()
+    return front_cards, back_cards
+
+
+def setting_lock(
+    *,
+    user: Any,
+    table_id: int,
+    front: object,
+    back: object | None = None,
+    confirm_foul: bool = False,
+    deal_number: int | None = None,
+) -> Hand:
+    """Lock a side's setting for the deal in progress. ``back`` defaults to the
+    five cards not in front. A foul is refused, with the engine's explanation,
+    unless ``confirm_foul``. When this completes both sides, the deal is
+    revealed and settled in the same transaction."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        deal = _open_deal(table)
+        if deal is None or (deal_number is not None and deal.number != deal_number):
+            latest = _latest_deal(table)
+            if latest is not None and latest.revealed and (
+                deal_number is None or deal_number == latest.number
+            ):
+                raise AlreadyRevealed()
+            raise NoDeal()
+        hand = Hand.objects.get(deal=deal, seat=seat)
+        if hand.locked:
+            raise AlreadyLocked()
+        front_cards, back_cards = _parse_setting(hand, front, back)
+        if engine.is_foul(front_cards, back_cards):
+            if not confirm_foul:
+                reason = engine.foul_reason(front_cards, back_cards) or "That setting is a foul."
+                raise FoulNotConfirmed(
+                    f"{reason} A foul loses: choose another setting, or lock anyway."
+                )
+            hand.foul_confirmed = True
+        hand.front, hand.back = _join(front_cards), _join(back_cards)
+        hand.locked_at = timezone.now()
+        hand.save(update_fields=["front", "back", "locked_at", "foul_confirmed"])
+        hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
+        if all(h.locked for h in hands):
+            _reveal(table, deal, hands)
+            hand = next(h for h in hands if h.seat_number == seat.number)
+    return hand
+
+
+def deal_reveal(*, table_id: int) -> Deal:
+    """Reveal and settle the deal in progress once both sides have locked."""
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        deal = _open_deal(table)
+        if deal is None:
+            latest = _latest_deal(table)
+            if latest is not None and latest.revealed:
+                raise AlreadyRevealed()
+            raise NoDeal()
+        hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
+        if not all(h.locked for h in hands):
+            raise NotReadyToReveal()
+        _reveal(table, deal, hands)
+    return deal
+
+
+def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
+    """Settle once with the engine and write, per side, the parts, the result,
+    the score, the house way and its row, decision skill and both ledgers."""
+    if deal.status != Deal.Status.DEALT:
+        raise AlreadyRevealed()
+    mode = table.mode
+    first, second = hands
+    settlement = engine.settle(
+        mode=mode,
+        front=first.front_cards,
+        back=first.back_cards,
+        other_front=second.front_cards,
+        other_back=second.back_cards,
+    )
+    outcomes = {
+        first.seat_number: (
+            settlement.front, settlement.back, settlement.result, settlement.foul
+        ),
+        second.seat_number: (
+            _FLIP[settlement.front],
+            _FLIP[settlement.back],
+            engine.mirror_result(settlement.result),
+            settlement.other_foul,
+        ),
+    }
+    seats = {seat.number: seat for seat in _seats(table)}
+    for hand, other in ((first, second), (second, first)):
+        seat = seats[hand.seat_number]
+        front_part, back_part, result, foul = outcomes[hand.seat_number]
+        way = engine.house_way(hand.card_list)
+        side = "dealer" if seat.is_dealer else "player"
+        hand.front_result, hand.back_result, hand.result, hand.foul = (
+            front_part, back_part, result, foul
+        )
+        hand.score = Decimal({"win": "1", "push": "0.5", "loss": "0"}[result])
+        hand.house_front = _join(engine.sort_cards(way.setting.front))
+        hand.house_back = _join(engine.sort_cards(way.setting.back))
+        hand.house_row = way.row
+        hand.skill = Decimal(
+            str(
+                engine.skill(
+                    mode=mode,
+                    cards=hand.card_list,
+                    front=hand.front_cards,
+                    back=hand.back_cards,
+                    other_front=other.front_cards,
+                    other_back=other.back_cards,
+                    side=side,
+                )
+            )
+        )
+        hand.save()
+        delta = engine.ledger_delta(result, deal.stake)
+        seat.stack += delta.actual
+        seat.balance_with_commission += delta.with_commission
+        seat.save(update_fields=["stack", "balance_with_commission"])
+        LedgerEntry.objects.bulk_create(
+            [
+                LedgerEntry(
+                    seat=seat,
+                    deal=deal,
+                    ledger=LedgerEntry.Ledger.ACTUAL,
+                    amount=Decimal(delta.actual),
+                    balance=Decimal(seat.stack),
+                ),
+                LedgerEntry(
+                    seat=seat,
+                    deal=deal,
+                    ledger=LedgerEntry.Ledger.WITH_COMMISSION,
+                    amount=delta.with_commission,
+                    balance=seat.balance_with_commission,
+                ),
+            ]
+        )
+    deal.status = Deal.Status.REVEALED
+    deal.revealed_at = timezone.now()
+    deal.save(update_fields=["status", "revealed_at"])
+    finished = min(seat.stack for seat in seats.values()) <= 0
+    table.status = Table.Status.FINISHED if finished else Table.Status.BETTING
+    table.stake, table.stake_proposed, table.stake_proposed_by = None, None, None
+    _touch(table, "status", "stake", "stake_proposed", "stake_proposed_by")
+
+
+# --- luck -------------------------------------------------------------------
+
+
+def luck_record(
+    *, user: Any, table_id: int, deal_number: int, wins: object, pushes: object, losses: object
+) -> Hand:
+    """Store the luck estimate the player's device computed after the reveal
+    (rules §6: 120 samples), once per hand."""
+    counts = (wins, pushes, losses)
+    if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts):
+        raise InvalidLuck()
+    if sum(counts) != LUCK_SAMPLES:  # type: ignore[arg-type]
+        raise InvalidLuck(
+            f"A luck estimate counts exactly {LUCK_SAMPLES} samples "
+            f"(wins, pushes and losses add up to {sum(counts)})."  # type: ignore[arg-type]
+        )
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        hand = Hand.objects.filter(deal__table=table, deal__number=deal_number, seat=seat).first()
+        if hand is None:
+            raise NoDeal("There is no such deal at this table.")
+        if not hand.result:
+            raise NotRevealed()
+        if hand.luck_wins is not None:
+            raise LuckAlreadyRecorded()
+        estimate = engine.luck_from_counts(wins=wins, pushes=pushes, losses=losses)  # type: ignore[arg-type]
+        hand.luck_wins, hand.luck_pushes, hand.luck_losses = (
+            estimate.wins, estimate.pushes, estimate.losses
+        )
+        hand.luck, hand.luck_low, hand.luck_high = (
+            float(estimate.luck), float(estimate.low), float(estimate.high)
+        )
+        hand.luck_label = estimate.label()
+        hand.save(
+            update_fields=[
+                "luck_wins", "luck_pushes", "luck_losses", "luck", "luck_low", "luck_high",
+                "luck_label",
+            ]
+        )
+        _touch(table)
+    return hand

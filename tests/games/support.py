@@ -1,0 +1,57 @@
+"""Helpers shared by the games tests: rigged decks and the ledger invariants."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db.models import Sum
+
+from games import engine
+from games.models import Deal, Hand, LedgerEntry, Seat
+
+# Hands dealt to seat 0 and seat 1 (in solo: the player and the dealer), with
+# the outcome when both set by the house way.
+STRONG = "As Ah Kd Kc Qs Qh 2d"  # three pair: aces in front, kings and queens in back
+WEAK = "Js 9h 7d 5c 4s 3h 2c"  # jack high: 9-7 in front
+SPLIT_A = "Ks Qd 9h 7c 5s 4d 2h"  # against SPLIT_B: wins the front, loses the back
+SPLIT_B = "Js 9d 8s 6c 3h 3s 2c"
+COPY_A = "As Kd 9h 7c 5s 4d 2h"  # against COPY_B: both parts copy
+COPY_B = "Ah Ks 9d 7s 5c 4h 2c"
+
+
+def deck_with(seat0: str, seat1: str) -> tuple[str, ...]:
+    """A deck whose first fourteen cards deal ``seat0`` and ``seat1``."""
+    first = engine.parse_cards(seat0, count=7)
+    second = engine.parse_cards(seat1, count=7)
+    rest = tuple(card for card in engine.DECK if card not in first + second)
+    return first + second + rest
+
+
+def house_front(cards: str) -> list[str]:
+    return list(engine.house_way(cards).setting.front)
+
+
+def assert_ledger_invariants() -> None:
+    """Every stack is its start plus its ledger entries, in both ledgers; every
+    revealed deal is settled exactly once and no open deal is settled at all."""
+    for seat in Seat.objects.select_related("table"):
+        start = Decimal(seat.table.starting_stack)
+        actual = LedgerEntry.objects.filter(seat=seat, ledger="actual").aggregate(s=Sum("amount"))
+        with_5 = LedgerEntry.objects.filter(seat=seat, ledger="with_5").aggregate(s=Sum("amount"))
+        assert Decimal(seat.stack) == start + (actual["s"] or 0), seat
+        assert seat.balance_with_commission == start + (with_5["s"] or 0), seat
+        last = LedgerEntry.objects.filter(seat=seat, ledger="actual").order_by("-deal__number")
+        if last.exists():
+            assert last.first().balance == seat.stack  # type: ignore[union-attr]
+    for deal in Deal.objects.all():
+        entries = LedgerEntry.objects.filter(deal=deal).count()
+        hands = Hand.objects.filter(deal=deal)
+        assert hands.count() == 2, deal
+        if deal.revealed:
+            assert entries == 4, deal
+            assert all(h.result for h in hands), deal
+            results = sorted(h.result for h in hands)
+            assert results in (["loss", "win"], ["push", "push"]), deal
+        else:
+            assert entries == 0, deal
+            assert not any(h.result for h in hands), deal
