@@ -1,0 +1,207 @@
+"""A live site (daphne, embedded default) and a guarded Chromium for browser tests.
+
+The site is the real ASGI app in its own process: HTTP, static files through
+whitenoise with production's types, and the table WebSockets. It runs on the
+embedded default (a fresh SQLite file, the in-memory channel layer, eager
+Celery) in a temporary folder, so browser tests never touch a developer's
+database. Chromium is Debian's /usr/bin/chromium driven by Playwright; no
+browser is ever downloaded. Every request that would leave 127.0.0.1 is
+aborted and recorded, and a test fails if there was one, or if the page
+logged a console error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+
+from tests.conftest import IN_CI, REPO, free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+ARTIFACTS = REPO / "test-artifacts"
+# Console noise that is not the page's fault.
+IGNORED_CONSOLE = (re.compile(r"favicon\.ico"),)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+            item.add_marker(pytest.mark.slow)
+
+
+def _wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the site exited early with code {process.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    raise RuntimeError(f"the site did not answer {url} within {seconds}s")
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Base URL of a live daphne serving the whole site on a fresh database."""
+    var_dir = tmp_path_factory.mktemp("site-var")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG", "SECRET_KEY"}
+        and not key.startswith("PYTEST_")
+    }
+    env["PAIGOW_VAR_DIR"] = str(var_dir)
+    manifest = REPO / "frontend" / "build" / "manifest.json"
+    if not manifest.exists():
+        pytest.fail("frontend/build is missing: run `make setup` (the client build) first")
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=REPO, env=env, check=True,
+    )
+    port = free_port()
+    log = (var_dir / "daphne.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+         "paigow_site.asgi:application"],
+        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_for(f"{base}/healthz", process)
+        yield base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: apt-get install chromium (never `playwright install`)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+class GuardedContext:
+    """A browser context whose every request must stay on 127.0.0.1."""
+
+    def __init__(self, browser: Any, *, width: int = 1280, height: int = 800) -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": height})
+        self.context.set_default_timeout(15_000)
+        self.offsite: list[str] = []
+        self.console_errors: list[str] = []
+        self.context.route("**/*", self._route)
+
+    def _route(self, route: Any) -> None:
+        host = urlparse(route.request.url).hostname or ""
+        if route.request.url.startswith(("data:", "blob:")) or host in LOCAL_HOSTS:
+            route.continue_()
+        else:
+            self.offsite.append(route.request.url)
+            route.abort()
+
+    def new_page(self) -> Any:
+        page = self.context.new_page()
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.console_errors.append(f"pageerror: {error}"))
+        return page
+
+    def _console(self, message: Any) -> None:
+        if message.type != "error":
+            return
+        text = f"{message.text} @ {message.location.get('url', '')}"
+        if not any(pattern.search(text) for pattern in IGNORED_CONSOLE):
+            self.console_errors.append(text)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def contexts(browser: Any) -> Iterator[Any]:
+    """contexts(width=..., height=...) -> GuardedContext; checked after the test."""
+    made: list[GuardedContext] = []
+
+    def make(**size: int) -> GuardedContext:
+        context = GuardedContext(browser, **size)
+        made.append(context)
+        return context
+
+    yield make
+    offsite = [url for context in made for url in context.offsite]
+    errors = [text for context in made for text in context.console_errors]
+    for context in made:
+        context.close()
+    assert not offsite, f"requests left the site: {offsite}"
+    assert not errors, f"console errors: {errors}"
+
+
+@pytest.fixture
+def page(contexts: Any) -> Any:
+    return contexts().new_page()
+
+
+_counter = iter(range(1, 1_000_000))
+
+
+def unique_name(prefix: str = "player") -> str:
+    return f"{prefix}{os.getpid()}x{next(_counter)}"
+
+
+def sign_up(page: Any, site: str, username: str | None = None) -> str:
+    """Sign a new player up through the real form; returns the username."""
+    username = username or unique_name()
+    page.goto(f"{site}/")
+    page.get_by_role("link", name="Sign up").first.click()
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password", exact=True).fill("a-long-Passphrase-42")
+    page.get_by_label("Password confirmation").fill("a-long-Passphrase-42")
+    page.get_by_role("button", name="Sign up").click()
+    page.wait_for_url(re.compile(r"/lobby/"))
+    return username
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
