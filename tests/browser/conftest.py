@@ -27,20 +27,11 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.conftest import IN_CI, REPO, free_port
+from tests.conftest import REPO, free_port
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 ARTIFACTS = REPO / "test-artifacts"
+CARD_FACES = REPO.parent / "shared" / "card-faces" / "PNG-cards-1.3"
 # Console noise that is not the page's fault.
 IGNORED_CONSOLE = (re.compile(r"favicon\.ico"),)
 
@@ -77,6 +68,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         and not key.startswith("PYTEST_")
     }
     env["PAIGOW_VAR_DIR"] = str(var_dir)
+    # The optional picture face pack: a small public-domain copy outside the repo.
+    if CARD_FACES.is_dir():
+        env["CARD_FACES_DIR"] = str(CARD_FACES)
     manifest = REPO / "frontend" / "build" / "manifest.json"
     if not manifest.exists():
         pytest.fail("frontend/build is missing: run `make setup` (the client build) first")
@@ -102,23 +96,6 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
         log.close()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is missing: apt-get install chromium (never `playwright install`)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 class GuardedContext:
