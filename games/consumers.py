@@ -6,11 +6,19 @@ rules. After a change commits, it tells the table's group to refresh, and
 every seat's consumer builds its own view from the database with
 ``selectors.table_state`` (so nothing hidden ever crosses the channel layer).
 
+Presence: each open socket keeps one ``Presence`` row (made on connect,
+refreshed by a heartbeat, deleted on close). A connect or a close tells the
+group to refresh, so the other seat sees ``seats.other.connected`` change; a
+row left by a process that died ages out, and the other seat's next heartbeat
+notices and sends a fresh state.
+
 Close codes: 4401 not signed in, 4403 no seat at this table (or no such table).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Callable
@@ -18,8 +26,9 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
-from . import protocol, selectors, services
+from . import broadcast, protocol, selectors, services
 from .exceptions import GameError, ServerError, error_payload
 
 log = logging.getLogger(__name__)
@@ -43,6 +52,10 @@ ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], object]] = {
         confirm_foul=f.get("confirm_foul", False),
         deal_number=f.get("deal"),
     ),
+    "invite_new": lambda user, table_id, f: services.invite_create(user=user, table_id=table_id),
+    "invite_revoke": lambda user, table_id, f: services.invite_revoke(
+        user=user, table_id=table_id
+    ),
     "luck": lambda user, table_id, f: services.luck_record(
         user=user,
         table_id=table_id,
@@ -57,7 +70,11 @@ ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], object]] = {
 class TableConsumer(AsyncWebsocketConsumer):
     table_id: int
     seat_number: int
+    seat_id: int
     group: str | None = None
+    base_url: str = ""
+    heartbeat: asyncio.Task[None] | None = None
+    other_connected: bool | None = None  # as last sent to this socket
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -74,13 +91,54 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_SEATED)
             return
         self.seat_number = seat.number
+        self.seat_id = seat.pk
         self.group = seat.table.group_name
+        # The origin was checked against ALLOWED_HOSTS: it is this page's own.
+        self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode(
+            "latin-1"
+        )
+        await database_sync_to_async(services.presence_connect)(
+            seat_id=seat.pk, channel_name=self.channel_name
+        )
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.send_state()
+        await self.tell_others()
+        self.heartbeat = asyncio.create_task(self.beat())
 
     async def disconnect(self, code: int) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.heartbeat
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await database_sync_to_async(services.presence_disconnect)(
+                channel_name=self.channel_name
+            )
+            await self.tell_others()
+
+    async def beat(self) -> None:
+        """Keep this socket counted; send a fresh state when the other seat's
+        presence changed without a refresh (its process died)."""
+        while True:
+            await asyncio.sleep(settings.PRESENCE_HEARTBEAT_SECONDS)
+            try:
+                await database_sync_to_async(services.presence_heartbeat)(
+                    seat_id=self.seat_id, channel_name=self.channel_name
+                )
+                connected = await database_sync_to_async(selectors.other_connected)(
+                    table_id=self.table_id, seat_number=self.seat_number
+                )
+                if connected != self.other_connected:
+                    await self.send_state()
+            except Exception:
+                log.exception("table %s: heartbeat failed", self.table_id)
+
+    async def tell_others(self) -> None:
+        if self.group:
+            await self.channel_layer.group_send(
+                self.group, broadcast.refresh_event(self.channel_name)
+            )
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.group is None:
@@ -109,9 +167,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         # The service's transaction has committed: answer, then tell the others.
         await self.send_state(message.id)
-        await self.channel_layer.group_send(
-            self.group, {"type": "table.refresh", "origin": self.channel_name}
-        )
+        await self.tell_others()
 
     def perform(self, message: protocol.Message) -> None:
         ACTIONS[message.type](self.scope["user"], self.table_id, message.fields)
@@ -123,8 +179,9 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def send_state(self, message_id: str | int | None = None) -> None:
         state = await database_sync_to_async(selectors.table_state)(
-            table_id=self.table_id, seat_number=self.seat_number
+            table_id=self.table_id, seat_number=self.seat_number, base_url=self.base_url
         )
+        self.other_connected = state["seats"]["other"]["connected"]
         await self.send_frame({"type": "state", **state}, message_id)
 
     async def send_error(self, exc: GameError, message_id: str | int | None = None) -> None:

@@ -53,6 +53,56 @@ class SeatTaken(GameError):
     default_detail = "Both seats at this table are taken."
 
 
+class TableFull(SeatTaken):
+    """No seat left for a newcomer (a kind of ``SeatTaken``)."""
+
+    code = "table_full"
+    default_detail = "This table is full: both seats are taken."
+
+
+class NotHost(GameError):
+    code = "not_host"
+    default_detail = "Only the player who opened this table can invite a friend to it."
+    status = 403
+
+
+class InviteNotFound(GameError):
+    code = "invite_not_found"
+    default_detail = (
+        "That invite link is not valid. Check that you copied all of it, or ask for a new one."
+    )
+    status = 404
+
+
+class InviteExpired(GameError):
+    code = "invite_expired"
+    default_detail = "That invite link has expired. Ask your friend for a new one."
+    status = 410
+
+
+class InviteRevoked(GameError):
+    code = "invite_revoked"
+    default_detail = "That invite link was withdrawn. Ask your friend for a new one."
+    status = 410
+
+
+class InviteUsed(GameError):
+    code = "invite_used"
+    default_detail = "That invite link has already been used. Ask your friend for a new one."
+    status = 410
+
+
+class NoOpenInvite(GameError):
+    code = "no_open_invite"
+    default_detail = "This table has no open invite link to withdraw."
+
+
+class InviteThrottled(GameError):
+    code = "invite_throttled"
+    default_detail = "Too many invite links tried. Try again in a few minutes."
+    status = 429
+
+
 class InvalidStake(GameError):
     code = "stake_invalid"
     default_detail = "A stake is a whole number of chips, at least 1."

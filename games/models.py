@@ -294,3 +294,71 @@ class LedgerEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.ledger} {self.amount:+} for seat {self.seat_id} on deal {self.deal_id}"
+
+
+class Invite(models.Model):
+    """A link that seats one friend at a friend table, once.
+
+    The token is stored as it is (256 random bits, ``secrets.token_urlsafe(32)``)
+    behind a unique index, not as a hash: the host must be able to see the
+    link again on every page load and reconnect, which a hash cannot give
+    back. It is a short-lived (``INVITE_TTL_HOURS``), single-use bearer value
+    worth one seat at a play-chip table, so it is kept like Django's own
+    session keys and DRF's tokens, which are stored as they are too.
+    """
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="invites")
+    token = models.CharField(max_length=64, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invites_created"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    used_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="invites_used",
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("table_id", "-created_at")
+        constraints = (
+            # At most one invite per table that is neither used nor revoked.
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=Q(used_at__isnull=True) & Q(revoked_at__isnull=True),
+                name="invite_one_open_per_table",
+            ),
+            models.CheckConstraint(
+                condition=Q(used_at__isnull=True) | Q(revoked_at__isnull=True),
+                name="invite_not_used_and_revoked",
+            ),
+            models.CheckConstraint(
+                condition=Q(used_by__isnull=True) | Q(used_at__isnull=False),
+                name="invite_used_by_only_when_used",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Invite {self.pk} to table {self.table_id}"
+
+
+class Presence(models.Model):
+    """One open table socket of one seat. A socket refreshes ``last_seen`` while
+    it is open and deletes its row when it closes; rows left behind by a
+    process that died age out (``PRESENCE_TTL_SECONDS``)."""
+
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="presences")
+    channel_name = models.CharField(max_length=200, unique=True)
+    connected_at = models.DateTimeField(auto_now_add=True)
+    last_seen = models.DateTimeField()
+
+    class Meta:
+        indexes = (models.Index(fields=["seat", "last_seen"], name="presence_seat_seen"),)
+
+    def __str__(self) -> str:
+        return f"{self.channel_name} at seat {self.seat_id}"

@@ -58,6 +58,10 @@ MESSAGES: dict[str, dict[str, Spec]] = {
         "confirm_foul": Spec("bool", required=False),
         "deal": Spec("int", required=False, minimum=1),
     },
+    # The host of a friend table: make a new invite link (the old one stops
+    # working), or withdraw the open one.
+    "invite_new": {},
+    "invite_revoke": {},
     # Record the on-device luck estimate of a revealed deal (120 samples).
     "luck": {
         "deal": Spec("int", minimum=1),

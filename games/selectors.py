@@ -9,14 +9,18 @@ reveal (results). Pages and every socket frame use it.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db.models import QuerySet
+from django.urls import reverse
+from django.utils import timezone
 
 from . import engine
 from .exceptions import NotSeated, TableNotFound
-from .models import Deal, Hand, Seat, Table
+from .models import Deal, Hand, Invite, Presence, Seat, Table
 
 
 def seat_for(*, user: Any, table_id: int) -> Seat:
@@ -108,8 +112,56 @@ def deal_view(*, deal: Deal, viewer: int) -> dict[str, Any]:
     return view
 
 
-def table_state(*, table_id: int, seat_number: int) -> dict[str, Any]:
-    """Everything seat ``seat_number`` may see of a table now (resume included)."""
+def open_invite(*, table: Table) -> Invite | None:
+    """The table's invite link that can still seat someone, if any."""
+    if table.mode != Table.Mode.FRIEND or table.status != Table.Status.WAITING:
+        return None
+    return (
+        Invite.objects.filter(
+            table=table,
+            used_at__isnull=True,
+            revoked_at__isnull=True,
+            expires_at__gt=timezone.now(),
+        )
+        .order_by("-created_at")
+        .first()
+    )
+
+
+def invite_url(invite: Invite, base_url: str = "") -> str:
+    """The invite's link: absolute when ``base_url`` (scheme and host) is given."""
+    return base_url.rstrip("/") + reverse("games:invite", args=[invite.token])
+
+
+def _invite_view(table: Table, seat_number: int, base_url: str) -> dict[str, Any] | None:
+    """The open invite link, for the host (seat 0) only."""
+    if seat_number != 0:
+        return None
+    invite = open_invite(table=table)
+    if invite is None:
+        return None
+    return {"url": invite_url(invite, base_url), "expires_at": invite.expires_at.isoformat()}
+
+
+def seat_connected(seat: Seat) -> bool:
+    """Whether the seat has a table socket open now (the dealer always has)."""
+    if seat.is_dealer:
+        return True
+    if seat.user_id is None:
+        return False
+    fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
+    return Presence.objects.filter(seat=seat, last_seen__gte=fresh).exists()
+
+
+def other_connected(*, table_id: int, seat_number: int) -> bool:
+    """Whether the seat facing ``seat_number`` has a table socket open now."""
+    other = Seat.objects.get(table_id=table_id, number=1 - seat_number)
+    return seat_connected(other)
+
+
+def table_state(*, table_id: int, seat_number: int, base_url: str = "") -> dict[str, Any]:
+    """Everything seat ``seat_number`` may see of a table now (resume included).
+    ``base_url`` (e.g. ``https://example.org``) makes the host's invite link absolute."""
     try:
         table = Table.objects.get(pk=table_id)
     except Table.DoesNotExist:
@@ -133,7 +185,63 @@ def table_state(*, table_id: int, seat_number: int) -> dict[str, Any]:
             "last_stake": table.last_stake,
             "max_stake": min(you.stack, other.stack),
             "deals": table.deals_count,
+            "invite": _invite_view(table, seat_number, base_url),
         },
-        "seats": {"you": _seat_summary(you), "other": _seat_summary(other)},
+        "seats": {
+            "you": _seat_summary(you),
+            "other": {**_seat_summary(other), "connected": seat_connected(other)},
+        },
         "deal": None if deal is None else deal_view(deal=deal, viewer=seat_number),
+        "session": session_summary(table_id=table.pk, seat_number=seat_number),
     }
+
+
+def session_summary(*, table_id: int, seat_number: int) -> dict[str, Any]:
+    """A seat's session at a table (rules §8): the luck average over completed
+    estimates only (exact, from the stored counts, shown rounded half up to one
+    decimal), and decision skill over every revealed hand (total and mean)."""
+    from fractions import Fraction
+    from math import floor
+
+    rows = Hand.objects.filter(
+        deal__table_id=table_id, seat_number=seat_number, deal__status="revealed"
+    ).values_list("luck_wins", "luck_pushes", "luck_losses", "skill")
+    lucks = [
+        1 + Fraction(9 * (2 * w + p), 2 * (w + p + n))
+        for w, p, n, _ in rows
+        if w is not None and p is not None and n is not None and (w + p + n)
+    ]
+    skills = [Decimal(skill) for *_, skill in rows if skill is not None]
+    total = sum(skills, Decimal(0))
+    average = None
+    if lucks:
+        tenths = floor(sum(lucks, Fraction(0)) / len(lucks) * 10 + Fraction(1, 2))
+        average = f"{tenths // 10}.{tenths % 10}"
+    return {
+        "hands": len(skills),
+        "luck_count": len(lucks),
+        "luck_average": average,
+        "skill_total": float(total),
+        "skill_mean": None if not skills else float(total / len(skills)),
+    }
+
+
+def deal_verification(*, user: Any, table_id: int, number: int) -> dict[str, Any]:
+    """What a seated player may see to check a deal's shuffle: the commitment
+    always; the deck, the secret and the check's result after the reveal."""
+    seat_for(user=user, table_id=table_id)
+    deal = Deal.objects.filter(table_id=table_id, number=number).first()
+    if deal is None:
+        raise TableNotFound("There is no such deal at this table.")
+    view: dict[str, Any] = {
+        "table_id": table_id,
+        "number": deal.number,
+        "commitment": deal.commitment,
+        "revealed": deal.revealed,
+    }
+    if deal.revealed:
+        view["deck"] = list(deal.deck)
+        view["secret"] = deal.secret
+        view["preimage"] = " ".join(deal.deck) + "|" + deal.secret
+        view["verified"] = engine.verify_shuffle(deal.deck, deal.secret, deal.commitment)
+    return view

@@ -8,15 +8,22 @@ fouls, settlement, ledgers, skill, luck) come from ``games.engine`` only.
 
 Seats are 0 and 1. Seat 0 is the player who opened the table; in solo seat 1
 is the dealer (no user), who accepts any valid stake and whose house-way
-setting is locked at deal time, so the player's lock reveals.
+setting is locked at deal time, so the player's lock reveals. With a friend,
+seat 1 is taken through an invite link (``invite_accept``), once.
+
+Presence (``presence_*``) is the one exception to locking the table row: each
+open socket owns one ``Presence`` row that only it writes, no rule depends on
+it, and a heartbeat must never wait behind a settlement.
 """
 
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -29,10 +36,16 @@ from .exceptions import (
     InvalidLuck,
     InvalidSetting,
     InvalidStake,
+    InviteExpired,
+    InviteNotFound,
+    InviteRevoked,
+    InviteUsed,
     LuckAlreadyRecorded,
     NoDeal,
     NoLastStake,
+    NoOpenInvite,
     NoStakeProposal,
+    NotHost,
     NotReadyToReveal,
     NotRevealed,
     NotSeated,
@@ -40,10 +53,11 @@ from .exceptions import (
     StakeNotAgreed,
     StakeTooHigh,
     TableFinished,
+    TableFull,
     TableNotFound,
     TableWaiting,
 )
-from .models import Deal, Hand, LedgerEntry, Seat, Table
+from .models import Deal, Hand, Invite, LedgerEntry, Presence, Seat, Table
 
 LUCK_SAMPLES = 120
 _FLIP = {"win": "loss", "loss": "win", "copy": "copy"}
@@ -121,7 +135,8 @@ def _touch(table: Table, *fields: str) -> None:
 
 def table_start(*, user: Any, mode: str) -> Table:
     """Open a table with 1,000 chips on each side. In solo seat 1 is the dealer;
-    with a friend seat 1 stays empty until they join."""
+    with a friend seat 1 stays empty until they join, and the table's first
+    invite link is made with it."""
     if mode not in Table.Mode.values:
         raise ValueError(f"“{mode}” is not a table mode: use solo or friend.")
     if not getattr(user, "is_authenticated", False):
@@ -140,25 +155,143 @@ def table_start(*, user: Any, mode: str) -> Table:
         Seat.objects.create(
             table=table, number=1, is_dealer=solo, stack=start, balance_with_commission=start
         )
+        if not solo:
+            _new_invite(table, user)
     return table
+
+
+def _take_seat(table: Table, user: Any) -> None:
+    """Seat ``user`` in the empty seat 1 of a friend table (table row locked)."""
+    if table.mode != Table.Mode.FRIEND:
+        raise TableFull("This is a solo table: its other seat is the dealer's.")
+    if Seat.objects.filter(table=table, user_id=user.pk).exists():
+        raise SeatTaken("You already have a seat at this table.")
+    seat = Seat.objects.get(table=table, number=1)
+    if seat.user_id is not None:
+        raise TableFull()
+    seat.user = user
+    seat.save(update_fields=["user"])
+    table.status = Table.Status.BETTING
+    _touch(table, "status")
 
 
 def table_join(*, user: Any, table_id: int) -> Table:
-    """Take the empty seat 1 of a friend table (the invite flow gates who may)."""
+    """Take the empty seat 1 of a friend table. Players come through an invite
+    (``invite_accept``); this is the seating step it uses."""
     with transaction.atomic():
         table = _lock_table(table_id)
-        if table.mode != Table.Mode.FRIEND:
-            raise SeatTaken("This is a solo table: its other seat is the dealer's.")
-        if Seat.objects.filter(table=table, user_id=user.pk).exists():
-            raise SeatTaken("You already have a seat at this table.")
-        seat = Seat.objects.get(table=table, number=1)
-        if seat.user_id is not None:
-            raise SeatTaken()
-        seat.user = user
-        seat.save(update_fields=["user"])
-        table.status = Table.Status.BETTING
-        _touch(table, "status")
+        _take_seat(table, user)
     return table
+
+
+# --- invites ----------------------------------------------------------------
+
+
+def _new_invite(table: Table, user: Any) -> Invite:
+    """Withdraw the table's open invite, if any, and make a new one."""
+    now = timezone.now()
+    Invite.objects.filter(table=table, used_at__isnull=True, revoked_at__isnull=True).update(
+        revoked_at=now
+    )
+    return Invite.objects.create(
+        table=table,
+        token=secrets.token_urlsafe(32),  # 256 bits
+        created_by=user,
+        expires_at=now + timedelta(hours=settings.INVITE_TTL_HOURS),
+    )
+
+
+def _host_table(user: Any, table_id: int) -> Table:
+    """The table, row-locked, when ``user`` opened it and its seat 1 is free."""
+    table = _lock_table(table_id)
+    seat = _seat_of(table, user)
+    if seat.number != 0:
+        raise NotHost()
+    if table.mode != Table.Mode.FRIEND:
+        raise TableFull("This is a solo table: its other seat is the dealer's.")
+    if Seat.objects.filter(table=table, number=1, user__isnull=False).exists():
+        raise TableFull("This table is full: your friend has already joined.")
+    return table
+
+
+def invite_create(*, user: Any, table_id: int) -> Invite:
+    """A new invite link for the host's friend table; the previous open link
+    stops working."""
+    with transaction.atomic():
+        table = _host_table(user, table_id)
+        invite = _new_invite(table, user)
+        _touch(table)
+    return invite
+
+
+def invite_revoke(*, user: Any, table_id: int) -> Invite:
+    """Withdraw the table's open invite link."""
+    with transaction.atomic():
+        table = _host_table(user, table_id)
+        invite = Invite.objects.filter(
+            table=table, used_at__isnull=True, revoked_at__isnull=True
+        ).first()
+        if invite is None or invite.expires_at <= timezone.now():
+            raise NoOpenInvite()
+        invite.revoked_at = timezone.now()
+        invite.save(update_fields=["revoked_at"])
+        _touch(table)
+    return invite
+
+
+def invite_accept(*, user: Any, token: object) -> Table:
+    """Seat ``user`` at the invite's table, once. The host, or the friend
+    again, just gets the table back; anyone else finds it full."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotSeated("Sign in or sign up to join your friend's table.")
+    if not isinstance(token, str) or not 20 <= len(token) <= 64:
+        raise InviteNotFound()
+    table_id = Invite.objects.filter(token=token).values_list("table_id", flat=True).first()
+    if table_id is None:
+        raise InviteNotFound()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        invite = Invite.objects.get(token=token)  # read again under the table's lock
+        if Seat.objects.filter(table=table, user_id=user.pk).exists():
+            return table
+        if Seat.objects.filter(table=table, number=1, user__isnull=False).exists():
+            raise TableFull()
+        if invite.revoked_at is not None:
+            raise InviteRevoked()
+        if invite.used_at is not None:
+            raise InviteUsed()
+        now = timezone.now()
+        if invite.expires_at <= now:
+            raise InviteExpired()
+        _take_seat(table, user)
+        invite.used_at, invite.used_by = now, user
+        invite.save(update_fields=["used_at", "used_by"])
+    return table
+
+
+# --- presence ---------------------------------------------------------------
+
+
+def presence_connect(*, seat_id: int, channel_name: str) -> None:
+    """Count a newly opened socket of a seat; drop rows that aged out."""
+    now = timezone.now()
+    stale = now - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
+    with transaction.atomic():
+        Presence.objects.filter(seat_id=seat_id, last_seen__lt=stale).delete()
+        Presence.objects.update_or_create(
+            channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}
+        )
+
+
+def presence_heartbeat(*, seat_id: int, channel_name: str) -> None:
+    """Keep an open socket counted (its row is made again if it was dropped)."""
+    Presence.objects.update_or_create(
+        channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": timezone.now()}
+    )
+
+
+def presence_disconnect(*, channel_name: str) -> None:
+    Presence.objects.filter(channel_name=channel_name).delete()
 
 
 # --- stakes -----------------------------------------------------------------

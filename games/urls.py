@@ -1,6 +1,7 @@
 from django.urls import path
+from django.views.generic import TemplateView
 
-from . import views
+from . import faces, views
 
 app_name = "games"
 
@@ -8,4 +9,12 @@ urlpatterns = [
     path("lobby/", views.lobby, name="lobby"),
     path("tables/new/<str:mode>/", views.table_new, name="table_new"),
     path("tables/<int:table_id>/", views.table_detail, name="table"),
+    path(
+        "tables/<int:table_id>/deals/<int:number>/verify/",
+        views.deal_verify,
+        name="deal_verify",
+    ),
+    path("invite/<str:token>/", views.invite, name="invite"),
+    path("rules/", TemplateView.as_view(template_name="games/rules.html"), name="rules"),
+    path("faces/<str:name>", faces.face, name="face"),
 ]

@@ -43,7 +43,7 @@ def env_list(name: str) -> list[str]:
 DEBUG = env_flag("DJANGO_DEBUG", True)
 TESTING = env_flag("PAIGOW_TESTING", False)
 
-DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # noqa: S105
+DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if not DEBUG:
@@ -245,3 +245,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {"daphne": {"level": "WARNING"}},
 }
+
+# Friend tables: how long an invite link stays good, and how long a table
+# socket counts as connected after its last heartbeat (a process that died
+# leaves rows behind; they age out after this).
+INVITE_TTL_HOURS = int(os.environ.get("INVITE_TTL_HOURS", "24"))
+PRESENCE_HEARTBEAT_SECONDS = int(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "20"))
+PRESENCE_TTL_SECONDS = int(os.environ.get("PRESENCE_TTL_SECONDS", "60"))

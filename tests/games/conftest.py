@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from accounts.models import User
-from games import services
+from accounts.throttle import Limiter
+from games import services, throttles
 from tests.games.support import assert_ledger_invariants
 
 
@@ -28,6 +30,18 @@ def ledger_invariants(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def fast_passwords(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_invite_throttle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Invite-link counts of one test never reach another (and no cache flush,
+    which would also wipe the channel layer on Redis)."""
+    limiter = throttles.INVITES
+    monkeypatch.setattr(
+        throttles,
+        "INVITES",
+        Limiter(f"invite-test-{uuid.uuid4().hex}", dict(limiter.limits), limiter.window),
+    )
 
 
 @pytest.fixture

@@ -285,8 +285,12 @@ async def test_friends_each_get_their_own_view_and_nothing_hidden_crosses(
     rig(deck_with(STRONG, WEAK))
     table = await database_sync_to_async(services.table_start)(user=player, mode="friend")
     await database_sync_to_async(services.table_join)(user=friend, table_id=table.pk)
-    ada, _ = await join(player, table.pk)
-    grace, _ = await join(friend, table.pk)
+    ada, hello = await join(player, table.pk)
+    assert hello["seats"]["other"]["connected"] is False
+    grace, hello = await join(friend, table.pk)
+    assert hello["seats"]["other"]["connected"] is True
+    # Grace's arrival reaches Ada as a fresh state (presence).
+    assert (await ada.receive())["seats"]["other"]["connected"] is True
 
     await ada.send({"type": "stake", "amount": 25})
     pushed = await grace.receive()
@@ -340,6 +344,8 @@ async def test_no_message_type_shows_the_dealers_cards_or_the_deck_before_the_re
         {"type": "lock", "front": ["As", "Ah"]},
         {"type": "lock", "front": ["Js", "9h"], "back": ["As", "Ah", "Kd", "Kc", "Qs"]},
         {"type": "luck", "deal": 1, "wins": 60, "pushes": 0, "losses": 60},
+        {"type": "invite_new"},
+        {"type": "invite_revoke"},
         {"type": "teleport"},
     ]
     assert {m["type"] for m in every_type} >= set(MESSAGES)

@@ -1,0 +1,35 @@
+"""Telling a table's sockets that it changed.
+
+The event carries no game data: each seat's consumer answers it by building
+its own view from the database (``selectors.table_state``), so nothing hidden
+ever crosses the channel layer (in-memory, or channels-redis between several
+server processes). Send it only after the change has committed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from .models import Table
+
+
+def refresh_event(origin: str | None = None) -> dict[str, Any]:
+    """The group message; the socket named ``origin`` (the sender) ignores it."""
+    return {"type": "table.refresh", "origin": origin}
+
+
+def table_changed(*, table: Table) -> None:
+    """From synchronous code (pages, REST): refresh every socket of the table
+    once the current transaction commits (at once when there is none)."""
+    group = table.group_name
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group, refresh_event())
+
+    transaction.on_commit(send)

@@ -1,0 +1,39 @@
+"""Limits on invite links, on the shared cache limiter of ``accounts.throttle``.
+
+Every invite link that does not seat anyone (unknown, expired, withdrawn,
+used, or a full table) counts against the user and against the address; past
+either limit every invite link is refused for the rest of the window, even a
+good one, so tokens cannot be guessed (they have 256 bits anyway).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.forms import client_address
+from accounts.throttle import Limiter
+
+from .exceptions import InviteThrottled
+
+LIMIT_PER_USER = 10
+LIMIT_PER_ADDRESS = 30
+
+INVITES = Limiter("invite", {"user": LIMIT_PER_USER, "ip": LIMIT_PER_ADDRESS})
+
+
+def _pairs(request: Any) -> tuple[tuple[str, str], tuple[str, str]]:
+    user = getattr(request, "user", None)
+    return ("user", str(getattr(user, "pk", "") or "")), ("ip", client_address(request) or "unknown")
+
+
+def check_invite(request: Any) -> None:
+    """Raise ``InviteThrottled`` when this user or address has tried too many links."""
+    wait = INVITES.minutes_left(*_pairs(request))
+    if wait:
+        raise InviteThrottled(
+            f"Too many invite links tried. Try again in {wait} minute{'' if wait == 1 else 's'}."
+        )
+
+
+def invite_failed(request: Any) -> None:
+    INVITES.record_failure(*_pairs(request))
