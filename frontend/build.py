@@ -5,6 +5,8 @@
 - Packages the engine (games/engine, the very same source the server uses) as a
   zip that the Web Worker unpacks into Pyodide's file system. The file name
   carries a content hash, so it can be cached for a year.
+- Copies uPlot's browser bundle (the charts of the history pages, pinned in
+  package.json) into build/vendor/uplot-<version>/.
 - Writes build/manifest.json naming the hashed files for the templates.
 
 Run: python frontend/build.py   (idempotent; quick when nothing changed)
@@ -32,6 +34,8 @@ PYODIDE_FILES = (
     "pyodide-lock.json",
     "package.json",
 )
+UPLOT_SRC = FRONTEND / "node_modules" / "uplot"
+UPLOT_FILES = ("dist/uPlot.iife.min.js", "dist/uPlot.min.css", "LICENSE")
 # A fixed timestamp keeps the archive, and so its hash, reproducible.
 ZIP_DATE = (2024, 1, 1, 0, 0, 0)
 
@@ -62,6 +66,20 @@ def copy_pyodide() -> str:
     return version
 
 
+def copy_uplot() -> str:
+    """Copy uPlot's minified browser bundle and stylesheet; returns its folder."""
+    if not UPLOT_SRC.is_dir():
+        sys.exit("frontend/node_modules/uplot is missing: run `npm ci` in frontend/ first.")
+    version = json.loads((UPLOT_SRC / "package.json").read_text())["version"]
+    target = BUILD / "vendor" / f"uplot-{version}"
+    target.mkdir(parents=True, exist_ok=True)
+    for name in UPLOT_FILES:
+        source, dest = UPLOT_SRC / name, target / Path(name).name
+        if not dest.exists() or dest.read_bytes() != source.read_bytes():
+            shutil.copy2(source, dest)
+    return f"vendor/uplot-{version}/"
+
+
 def write_engine() -> str:
     data = engine_archive()
     digest = hashlib.sha256(data).hexdigest()[:12]
@@ -80,6 +98,7 @@ def main() -> None:
     version = copy_pyodide()
     manifest = {"pyodide": f"pyodide/{version}/", "pyodide_version": version}
     manifest["engine"] = write_engine()
+    manifest["uplot"] = copy_uplot()
     (BUILD / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
     print(f"frontend: Pyodide {version}, {manifest['engine']}")
 

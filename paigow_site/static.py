@@ -12,6 +12,7 @@ import re
 
 _IMMUTABLE = re.compile(
     r"(/pyodide/\d+\.\d+\.\d+/[^/]+$)"  # the pinned Pyodide runtime
+    r"|(/vendor/[a-z0-9-]+-\d+\.\d+\.\d+/[^/]+$)"  # pinned npm libraries (uPlot)
     r"|(/engine/engine-[0-9a-f]{12}\.zip$)"  # the content-hashed engine archive
     r"|(\.[0-9a-f]{12}\.[A-Za-z0-9]+$)"  # collectstatic's manifest names
 )
@@ -23,6 +24,8 @@ def immutable_file(path: str, url: str) -> bool:
     >>> immutable_file("", "/static/pyodide/314.0.7/pyodide.asm.wasm")
     True
     >>> immutable_file("", "/static/engine/engine-79026ef1b417.zip")
+    True
+    >>> immutable_file("", "/static/vendor/uplot-1.6.32/uPlot.iife.min.js")
     True
     >>> immutable_file("", "/static/css/site.css")
     False

@@ -11,5 +11,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
+    path("api/", include("games.api.urls")),
+    path("history/", include("games.history_urls")),
     path("", include("games.urls")),
 ]

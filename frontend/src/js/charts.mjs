@@ -1,0 +1,147 @@
+// Charts for the history pages, drawn with uPlot (a small canvas chart
+// library, pinned in package.json and served by the site from
+// build/vendor/). Each <figure class="chart" data-chart="kind"
+// data-source="id"> reads its numbers from the <script type="application/json"
+// id="id"> the server rendered, draws, and is marked data-drawn="true".
+
+const INK = "#1d1d1f";
+const FELT = "#0b5d3b";
+const GOLD = "#d4a017";
+const RED = "#c8102e";
+const GREY = "#8a8a85";
+
+const axis = (label, extra = {}) => ({ label, stroke: INK, grid: { stroke: "#ecece8" }, ...extra });
+
+function sized(el, height = 240) {
+  return { width: Math.max(260, Math.floor(el.clientWidth || 320)), height };
+}
+
+function dots(stroke, fill) {
+  return { stroke, fill, width: 0, paths: () => null, points: { show: true, size: 9, stroke, fill } };
+}
+
+const builders = {
+  // Both ledgers' balances over the deals of a session.
+  ledgers(data) {
+    const x = [0, ...data.deal];
+    return {
+      opts: {
+        scales: { x: { time: false } },
+        axes: [axis("Deal"), axis("Chips", { size: 60 })],
+        series: [
+          { label: "Deal" },
+          { label: "Actual", stroke: FELT, width: 2 },
+          { label: "With 5%", stroke: GOLD, width: 2, dash: [6, 4] },
+        ],
+      },
+      data: [x, [data.start, ...data.actual], [data.start, ...data.with_5]],
+    };
+  },
+  // Luck (x) against the outcome's score (y): one dot per deal, by result.
+  "luck-outcome"(data) {
+    const points = data.luck
+      .map((luck, i) => [luck, data.score[i]])
+      .filter(([luck]) => luck !== null)
+      .sort((a, b) => a[0] - b[0]);
+    const x = points.map(([luck]) => luck);
+    const only = (score) => points.map(([, s]) => (s === score ? s : null));
+    return {
+      empty: points.length === 0 ? "No completed luck estimates yet." : "",
+      opts: {
+        scales: { x: { time: false, range: [1, 10] }, y: { range: [-0.25, 1.25] } },
+        axes: [
+          axis("Luck"),
+          axis("Outcome", {
+            size: 60,
+            splits: () => [0, 0.5, 1],
+            values: (_, ticks) => ticks.map((t) => ({ 0: "loss", 0.5: "push", 1: "win" })[t] ?? ""),
+          }),
+        ],
+        series: [
+          { label: "Luck" },
+          { label: "Win", ...dots(FELT, "rgba(11,93,59,.55)") },
+          { label: "Push", ...dots(GREY, "rgba(138,138,133,.55)") },
+          { label: "Loss", ...dots(RED, "rgba(200,16,46,.55)") },
+        ],
+      },
+      data: [x, only(1), only(0.5), only(0)],
+    };
+  },
+  // The running total of decision skill over deals.
+  "skill-running"(data) {
+    return {
+      opts: {
+        scales: { x: { time: false } },
+        axes: [axis("Deal"), axis("Skill", { size: 50 })],
+        series: [{ label: "Deal" }, { label: "Skill so far", stroke: FELT, width: 2, fill: "rgba(11,93,59,.08)" }],
+      },
+      data: [data.deal, data.skill],
+    };
+  },
+  // Skill by house-way row: one bar per row (sum), the mean as dots.
+  "skill-rows"(data) {
+    const x = data.rows.map((_, i) => i);
+    const bars = window.uPlot.paths.bars({ size: [0.6, 80] });
+    return {
+      opts: {
+        scales: { x: { time: false, range: [-0.6, Math.max(0.6, x.length - 0.4)] } },
+        axes: [
+          axis("House-way row", {
+            splits: () => x,
+            values: (_, ticks) => ticks.map((t) => data.rows[t] ?? ""),
+            size: 70,
+            rotate: -20,
+          }),
+          axis("Skill", { size: 50 }),
+        ],
+        series: [
+          { label: "Row", value: (_, i) => (i == null ? "" : data.rows[i] ?? "") },
+          { label: "Skill sum", stroke: FELT, fill: "rgba(11,93,59,.6)", paths: bars, points: { show: false } },
+          { label: "Per deal", ...dots(GOLD, GOLD) },
+        ],
+      },
+      data: [x, data.sum, data.mean],
+    };
+  },
+  // The running total of skill by day.
+  "skill-time"(data) {
+    const days = data.day.map((d) => Date.parse(`${d}T12:00:00Z`) / 1000);
+    // Start from 0 the day before the first, so one day still draws a line.
+    const x = days.length ? [days[0] - 86400, ...days] : [];
+    return {
+      opts: {
+        axes: [axis("Day"), axis("Skill", { size: 50 })],
+        series: [{ label: "Day" }, { label: "Skill so far", stroke: FELT, width: 2, points: { show: true } }],
+      },
+      data: [x, days.length ? [0, ...data.cumulative] : []],
+    };
+  },
+};
+
+function draw(figure) {
+  const build = builders[figure.dataset.chart];
+  const source = document.getElementById(figure.dataset.source);
+  const target = figure.querySelector(".chart-canvas");
+  if (!build || !source || !target || !window.uPlot) return;
+  const { opts, data, empty } = build(JSON.parse(source.textContent));
+  if (empty) {
+    target.innerHTML = `<p class="chart-empty">${empty}</p>`;
+    figure.dataset.drawn = "empty";
+    return;
+  }
+  const chart = new window.uPlot({ ...sized(target), ...opts, legend: { live: false } }, data, target);
+  figure.dataset.drawn = "true";
+  new ResizeObserver(() => {
+    const size = sized(target);
+    if (size.width !== chart.width) chart.setSize(size);
+  }).observe(target);
+}
+
+for (const figure of document.querySelectorAll("figure.chart[data-chart]")) {
+  try {
+    draw(figure);
+  } catch (error) {
+    figure.dataset.drawn = "error";
+    console.error("chart", figure.dataset.chart, error);
+  }
+}

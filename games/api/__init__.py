@@ -1,0 +1,1 @@
+"""The REST API: a player's own hand history, sessions and skill reports."""

@@ -1,0 +1,244 @@
+"""Serializers for the read-only history API.
+
+The records are built by ``games.history``; these classes describe them, field
+by field, for the OpenAPI schema and render them (money and skill as decimal
+strings, luck as numbers).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from ..models import RESULTS
+
+PART_RESULTS = ["win", "loss", "copy"]
+MODES = ["solo", "friend"]
+
+
+def _choice(values: list[str], key: str) -> type[serializers.CharField]:
+    """A read-only string field whose schema is an enum; ``key`` keeps the
+    front's and the back's (same values, different names) apart in the
+    schema's enum components."""
+
+    @extend_schema_field({"type": "string", "enum": values, "x-spec-enum-id": key})
+    class Choice(serializers.CharField):
+        pass
+
+    return Choice
+
+
+FrontField = _choice(PART_RESULTS, "front")
+BackField = _choice(PART_RESULTS, "back")
+ResultField = _choice(list(RESULTS), "result")
+ModeField = _choice(MODES, "mode")
+LuckStatusField = _choice(["pending", "completed"], "luck-status")
+
+
+def _cards(help_text: str) -> serializers.ListField:
+    return serializers.ListField(child=serializers.CharField(), help_text=help_text)
+
+
+def _money(help_text: str) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=14, decimal_places=2, help_text=help_text)
+
+
+def _skill(help_text: str, **kwargs: object) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=8, decimal_places=2, help_text=help_text, **kwargs)
+
+
+def _mean(help_text: str) -> serializers.DecimalField:
+    return serializers.DecimalField(
+        max_digits=10, decimal_places=4, allow_null=True, help_text=help_text
+    )
+
+
+class SideSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The side's name: a username, or “Dealer”.")
+    seat = serializers.IntegerField(help_text="Seat number: 0 opened the table, 1 is the other.")
+    cards = _cards("The seven cards dealt, as codes (“As”, “Td”, “JK”).")
+    front = _cards("The two cards locked in front.")
+    back = _cards("The five cards locked in back.")
+    front_name = serializers.CharField(help_text="The front hand, in words.")
+    back_name = serializers.CharField(help_text="The back hand, in words.")
+    foul = serializers.BooleanField(help_text="Whether this setting was a foul.")
+
+
+class HouseWaySerializer(serializers.Serializer):
+    front = _cards("The house way's front for the player's seven cards.")
+    back = _cards("The house way's back.")
+    front_name = serializers.CharField(help_text="The house way's front, in words.")
+    back_name = serializers.CharField(help_text="The house way's back, in words.")
+    row = serializers.CharField(help_text="The house-way row that decided the setting.")
+    followed = serializers.BooleanField(
+        help_text="Whether the player locked the house-way setting."
+    )
+
+
+class PartsSerializer(serializers.Serializer):
+    front = FrontField(help_text="Front against the other front.")
+    back = BackField(help_text="Back against the other back.")
+
+
+class LedgerSerializer(serializers.Serializer):
+    delta = _money("Chips this deal moved in this ledger.")
+    balance = _money("The balance after this deal.")
+
+
+class LedgersSerializer(serializers.Serializer):
+    actual = LedgerSerializer(help_text="The actual ledger: no commission.")
+    with_5 = LedgerSerializer(help_text="The “with 5%” what-if ledger.")
+
+
+class LuckSerializer(serializers.Serializer):
+    status = LuckStatusField(
+        help_text="“pending” until the player's device has recorded the estimate.",
+    )
+    value = serializers.FloatField(allow_null=True, help_text="Luck, 1 to 10.")
+    low = serializers.FloatField(allow_null=True, help_text="The 95% interval's low end.")
+    high = serializers.FloatField(allow_null=True, help_text="The 95% interval's high end.")
+    label = serializers.CharField(help_text="As shown, e.g. “Luck 5.1 (4.6–5.6)”, or “pending”.")
+    wins = serializers.IntegerField(allow_null=True, help_text="Wins among the 120 samples.")
+    pushes = serializers.IntegerField(allow_null=True, help_text="Pushes among the samples.")
+    losses = serializers.IntegerField(allow_null=True, help_text="Losses among the samples.")
+
+
+class HandSerializer(serializers.Serializer):
+    id = serializers.IntegerField(
+        help_text="The deal's id (the same for both sides of a friend table)."
+    )
+    table = serializers.IntegerField(help_text="The table (session) the deal was played at.")
+    mode = ModeField(help_text="solo (against the dealer) or friend.")
+    deal_number = serializers.IntegerField(help_text="The deal's number at its table.")
+    dealt_at = serializers.DateTimeField(help_text="When the cards were dealt.")
+    revealed_at = serializers.DateTimeField(help_text="When both settings were revealed.")
+    stake = serializers.IntegerField(help_text="The agreed stake, in chips.")
+    you = SideSerializer(help_text="The signed-in player's side.")
+    other = SideSerializer(help_text="The other side, shown because the deal is revealed.")
+    house_way = HouseWaySerializer(help_text="The house way for the player's cards.")
+    parts = PartsSerializer(help_text="Each part's comparison, before foul and copy rules.")
+    result = ResultField(help_text="The outcome for the player.")
+    score = _skill("1 for a win, 0.5 for a push, 0 for a loss.")
+    ledgers = LedgersSerializer(help_text="Both ledgers' deltas and balances.")
+    luck = LuckSerializer(help_text="Luck with its interval, or pending.")
+    skill = _skill("Decision skill: −1, −0.5, 0, 0.5 or 1.")
+
+
+class SettlementSerializer(serializers.Serializer):
+    result = ResultField(help_text="The result of this setting.")
+    front = FrontField(help_text="Front against the other front.")
+    back = BackField(help_text="Back against the other back.")
+    foul = serializers.BooleanField(help_text="Whether this setting is a foul.")
+    score = _skill("1 win, 0.5 push, 0 loss.")
+
+
+class SkillDetailSerializer(serializers.Serializer):
+    actual = SettlementSerializer(
+        help_text="The locked setting against the other side's locked setting."
+    )
+    house_way = SettlementSerializer(
+        help_text="The house-way setting against the same opponent setting."
+    )
+    difference = _skill("Decision skill: the actual score minus the house-way score.")
+
+
+class HandDetailSerializer(HandSerializer):
+    skill_detail = SkillDetailSerializer(help_text="The skill spelled out.")
+
+
+class PairSerializer(serializers.Serializer):
+    you = serializers.IntegerField(help_text="Your side.")
+    other = serializers.IntegerField(allow_null=True, help_text="The other side.")
+
+
+class MoneyPairSerializer(serializers.Serializer):
+    you = _money("Your side.")
+    other = _money("The other side.")
+
+
+class SessionSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The table's id.")
+    mode = ModeField(help_text="solo or friend.")
+    status = serializers.CharField(help_text="waiting, betting, playing or finished.")
+    opponent = serializers.CharField(help_text="The other side: “Dealer” or a username.")
+    deals_played = serializers.IntegerField(help_text="Revealed deals at this table.")
+    luck_average = serializers.DecimalField(
+        max_digits=8, decimal_places=3, allow_null=True,
+        help_text="Mean luck over completed estimates only; null when there are none.",
+    )
+    luck_completed = serializers.IntegerField(help_text="How many luck estimates completed.")
+    luck_pending = serializers.IntegerField(help_text="Revealed deals whose luck is pending.")
+    skill_total = _skill("Decision skill summed over every revealed deal.")
+    skill_mean = _mean("Skill total per revealed deal; null before the first.")
+    stacks = PairSerializer(help_text="Both stacks now (the actual ledger).")
+    with_5 = MoneyPairSerializer(help_text="Both “with 5%” balances now.")
+    starting_stack = serializers.IntegerField(help_text="Chips each side started with.")
+    started_at = serializers.DateTimeField(allow_null=True, help_text="The first deal.")
+    ended_at = serializers.DateTimeField(
+        allow_null=True, help_text="The latest reveal (null before the first)."
+    )
+
+
+class SeriesPointSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The deal's id.")
+    deal_number = serializers.IntegerField(help_text="The deal's number at the table.")
+    stake = serializers.IntegerField(help_text="The stake.")
+    result = ResultField(help_text="The outcome for you.")
+    score = _skill("1 win, 0.5 push, 0 loss.")
+    skill = _skill("Decision skill.")
+    luck = serializers.FloatField(allow_null=True, help_text="Luck, or null while pending.")
+    actual_balance = _money("Your actual balance after the deal.")
+    with_5_balance = _money("Your “with 5%” balance after the deal.")
+
+
+class SessionDetailSerializer(SessionSerializer):
+    series = SeriesPointSerializer(many=True, help_text="Every revealed deal, in order.")
+
+
+class SkillBucketSerializer(serializers.Serializer):
+    deals = serializers.IntegerField(help_text="Revealed deals.")
+    departures = serializers.IntegerField(help_text="Deals where you left the house way.")
+    skill_sum = _skill("Decision skill summed.")
+    skill_mean = _mean("Skill per deal; null without deals.")
+
+
+class SkillByRowSerializer(SkillBucketSerializer):
+    row = serializers.CharField(help_text="The house-way row of your cards.")
+
+
+class SkillByModeSerializer(SkillBucketSerializer):
+    mode = ModeField(help_text="solo or friend.")
+
+
+class SkillByDaySerializer(SkillBucketSerializer):
+    date = serializers.DateField(help_text="The day of the reveals (UTC).")
+    cumulative = _skill("Skill summed up to and including this day.")
+
+
+class SkillReportSerializer(serializers.Serializer):
+    total = SkillBucketSerializer(help_text="Every revealed deal that matches the filters.")
+    by_row = SkillByRowSerializer(many=True, help_text="By house-way row, most played first.")
+    by_mode = SkillByModeSerializer(many=True, help_text="By table mode.")
+    over_time = SkillByDaySerializer(many=True, help_text="By day, oldest first.")
+
+
+class HistoryFilterSerializer(serializers.Serializer):
+    """The history's query parameters."""
+
+    table = serializers.IntegerField(
+        required=False, min_value=1, max_value=2**63 - 1, help_text="Only this table's deals."
+    )
+    mode = serializers.ChoiceField(MODES, required=False, help_text="solo or friend.")
+    result = serializers.ChoiceField(RESULTS, required=False, help_text="win, push or loss.")
+    date_from = serializers.DateField(
+        required=False, help_text="Revealed on or after this day (YYYY-MM-DD, UTC)."
+    )
+    date_to = serializers.DateField(
+        required=False, help_text="Revealed on or before this day (YYYY-MM-DD, UTC)."
+    )
+
+    def validate(self, attrs: dict[str, object]) -> dict[str, object]:
+        start, end = attrs.get("date_from"), attrs.get("date_to")
+        if start and end and start > end:  # type: ignore[operator]
+            raise serializers.ValidationError("The start date is after the end date.")
+        return attrs

@@ -1,0 +1,426 @@
+"""Reads for a player's own history: revealed deals, sessions and skill reports.
+
+Every function here is keyword-only and starts from the signed-in user, so it
+can only ever return that user's own hands. A deal appears only once it is
+revealed: until then the other side's cards and setting stay on the server,
+for the API, the pages and the CSV export alike.
+
+A record is keyed by the deal's id, which both friends at a table share; each
+sees the deal from their own side. The numbers come from what the reveal
+stored (``games.services``); the skill spelled out is recomputed with
+``engine.settle`` and ``engine.skill`` on the stored settings, never with a
+second copy of the rules. Money is ``Decimal``; skill sums and means are
+``Decimal``; luck values are the stored floats, and luck averages are exact
+``Decimal`` arithmetic on the stored counts (rules §6 and §8).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
+
+from . import engine
+from .models import Deal, Hand, LedgerEntry, Seat, Table
+
+LUCK_SAMPLES = 120
+MEAN_PLACES = Decimal("0.0001")
+LUCK_PLACES = Decimal("0.001")
+CENTS = Decimal("0.01")
+RESULTS = ("win", "push", "loss")
+SUITS = {"s": ("♠", "spades", False), "h": ("♥", "hearts", True),
+         "d": ("♦", "diamonds", True), "c": ("♣", "clubs", False)}
+
+
+@dataclass(frozen=True)
+class HandFilters:
+    """The history's filters; every field is optional."""
+
+    table: int | None = None
+    mode: str | None = None
+    result: str | None = None
+    date_from: dt.date | None = None
+    date_to: dt.date | None = None
+
+
+# --- querysets --------------------------------------------------------------
+
+
+def revealed_hands(*, user: Any, filters: HandFilters | None = None) -> QuerySet[Hand]:
+    """The user's own hands of revealed deals, newest first, filtered."""
+    if not getattr(user, "is_authenticated", False):
+        return Hand.objects.none()
+    hands = Hand.objects.filter(
+        seat__user_id=user.pk, deal__status=Deal.Status.REVEALED
+    ).select_related("deal", "deal__table", "seat__user")
+    f = filters or HandFilters()
+    if f.table is not None:
+        hands = hands.filter(deal__table_id=f.table)
+    if f.mode:
+        hands = hands.filter(deal__table__mode=f.mode)
+    if f.result:
+        hands = hands.filter(result=f.result)
+    if f.date_from is not None:
+        hands = hands.filter(deal__revealed_at__date__gte=f.date_from)
+    if f.date_to is not None:
+        hands = hands.filter(deal__revealed_at__date__lte=f.date_to)
+    return hands.order_by("-deal__revealed_at", "-deal_id")
+
+
+def revealed_hand(*, user: Any, deal_id: int) -> Hand | None:
+    """The user's own hand of one revealed deal, or None (also for a deal that
+    is not revealed yet, or that the user did not play: ids reveal nothing)."""
+    return revealed_hands(user=user).filter(deal_id=deal_id).first()
+
+
+# --- one record -------------------------------------------------------------
+
+
+def card_face(code: str) -> dict[str, Any]:
+    """What a card looks like on the history: rank, suit symbol, colour, name."""
+    if code == "JK":
+        return {"code": code, "rank": "Jkr", "suit": "★", "red": False, "joker": True,
+                "name": engine.card_name(code)}
+    rank, suit = code[0], code[1]
+    symbol, _, red = SUITS[suit]
+    return {"code": code, "rank": "10" if rank == "T" else rank, "suit": symbol, "red": red,
+            "joker": False, "name": engine.card_name(code)}
+
+
+def _cards(text: str) -> list[str]:
+    return text.split() if text else []
+
+
+def _left_house_way(hand: Hand) -> bool:
+    return set(_cards(hand.front)) != set(_cards(hand.house_front))
+
+
+def _luck(hand: Hand) -> dict[str, Any]:
+    if hand.luck_wins is None:
+        return {"status": "pending", "value": None, "low": None, "high": None, "label": "pending",
+                "wins": None, "pushes": None, "losses": None}
+    return {
+        "status": "completed",
+        "value": hand.luck,
+        "low": hand.luck_low,
+        "high": hand.luck_high,
+        "label": hand.luck_label,
+        "wins": hand.luck_wins,
+        "pushes": hand.luck_pushes,
+        "losses": hand.luck_losses,
+    }
+
+
+def _side(hand: Hand) -> dict[str, Any]:
+    front, back = _cards(hand.front), _cards(hand.back)
+    return {
+        "name": hand.seat.name,
+        "seat": hand.seat_number,
+        "cards": _cards(hand.cards),
+        "front": front,
+        "back": back,
+        "front_name": engine.front_name(front),
+        "back_name": engine.back_name(back),
+        "foul": bool(hand.foul),
+    }
+
+
+def _records(hands: list[Hand]) -> Iterator[dict[str, Any]]:
+    """Records for a page of hands, with the other sides and the ledger
+    entries fetched in two queries."""
+    mine = {h.deal_id: h.seat_id for h in hands}
+    deal_ids = list(mine)
+    others = {
+        h.deal_id: h
+        for h in Hand.objects.filter(deal_id__in=deal_ids).select_related("seat__user")
+        if h.seat_id != mine[h.deal_id]
+    }
+    entries: dict[tuple[int, int, str], LedgerEntry] = {
+        (e.deal_id, e.seat_id, e.ledger): e
+        for e in LedgerEntry.objects.filter(deal_id__in=deal_ids)
+    }
+    for hand in hands:
+        yield _record(hand, others[hand.deal_id], entries)
+
+
+def _record(
+    hand: Hand, other: Hand, entries: dict[tuple[int, int, str], LedgerEntry]
+) -> dict[str, Any]:
+    deal, table = hand.deal, hand.deal.table
+    actual = entries[(deal.pk, hand.seat_id, LedgerEntry.Ledger.ACTUAL)]
+    with_5 = entries[(deal.pk, hand.seat_id, LedgerEntry.Ledger.WITH_COMMISSION)]
+    house_front, house_back = _cards(hand.house_front), _cards(hand.house_back)
+    return {
+        "id": deal.pk,
+        "table": table.pk,
+        "mode": table.mode,
+        "deal_number": deal.number,
+        "dealt_at": deal.dealt_at,
+        "revealed_at": deal.revealed_at,
+        "stake": deal.stake,
+        "you": _side(hand),
+        "other": _side(other),
+        "house_way": {
+            "front": house_front,
+            "back": house_back,
+            "front_name": engine.front_name(house_front),
+            "back_name": engine.back_name(house_back),
+            "row": hand.house_row,
+            "followed": not _left_house_way(hand),
+        },
+        "parts": {"front": hand.front_result, "back": hand.back_result},
+        "result": hand.result,
+        "score": hand.score,
+        "ledgers": {
+            "actual": {"delta": actual.amount, "balance": actual.balance},
+            "with_5": {"delta": with_5.amount, "balance": with_5.balance},
+        },
+        "luck": _luck(hand),
+        "skill": hand.skill,
+    }
+
+
+def hand_records(hands: Iterable[Hand]) -> list[dict[str, Any]]:
+    """The history records of these hands (one page), in the same order."""
+    return list(_records(list(hands)))
+
+
+def skill_detail(*, record: dict[str, Any]) -> dict[str, Any]:
+    """The skill spelled out (rules §7): the locked setting's score and the
+    house-way setting's score against the same opponent setting, and the
+    difference, all from the engine on the stored settings."""
+    mode, you, other, way = record["mode"], record["you"], record["other"], record["house_way"]
+    actual = engine.settle(
+        mode=mode, front=you["front"], back=you["back"],
+        other_front=other["front"], other_back=other["back"],
+    )
+    house = engine.settle(
+        mode=mode, front=way["front"], back=way["back"],
+        other_front=other["front"], other_back=other["back"],
+    )
+    difference = engine.skill(
+        mode=mode, cards=you["cards"], front=you["front"], back=you["back"],
+        other_front=other["front"], other_back=other["back"],
+    )
+    return {
+        "actual": {"result": actual.result, "front": actual.front, "back": actual.back,
+                   "foul": actual.foul, "score": Decimal(str(actual.score))},
+        "house_way": {"result": house.result, "front": house.front, "back": house.back,
+                      "foul": house.foul, "score": Decimal(str(house.score))},
+        "difference": Decimal(str(difference)),
+    }
+
+
+def hand_detail(*, user: Any, deal_id: int) -> dict[str, Any] | None:
+    """One revealed deal in full, from the user's side, or None."""
+    hand = revealed_hand(user=user, deal_id=deal_id)
+    if hand is None:
+        return None
+    record = hand_records([hand])[0]
+    record["skill_detail"] = skill_detail(record=record)
+    return record
+
+
+# --- aggregates -------------------------------------------------------------
+
+
+def _mean(total: Decimal, count: int) -> Decimal | None:
+    if not count:
+        return None
+    return (Decimal(total) / count).quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)
+
+
+def luck_average(*, points: int | None, completed: int) -> Decimal | None:
+    """The mean luck of ``completed`` estimates whose 2·wins + pushes add up to
+    ``points``: 1 + 9 × mean E, with E = (2w + p) / 240, exactly."""
+    if not completed:
+        return None
+    expected = Decimal(points or 0) / Decimal(2 * LUCK_SAMPLES * completed)
+    return (1 + 9 * expected).quantize(LUCK_PLACES, rounding=ROUND_HALF_UP)
+
+
+REVEALED = Q(hands__deal__status=Deal.Status.REVEALED)
+COMPLETED = Q(hands__luck_wins__isnull=False)
+
+
+def sessions(*, user: Any, mode: str | None = None) -> QuerySet[Seat]:
+    """The user's seats at tables that have dealt, newest first, with their
+    session figures annotated (rules §8)."""
+    if not getattr(user, "is_authenticated", False):
+        return Seat.objects.none()
+    other = Seat.objects.filter(table_id=OuterRef("table_id")).exclude(pk=OuterRef("pk"))
+    seats = Seat.objects.filter(user_id=user.pk, table__deals_count__gt=0)
+    if mode:
+        seats = seats.filter(table__mode=mode)
+    return (
+        seats.select_related("table")
+        .annotate(
+            deals_played=Count("hands", filter=REVEALED),
+            skill_total=Sum("hands__skill", filter=REVEALED),
+            luck_completed=Count("hands", filter=COMPLETED),
+            luck_points=Sum(2 * F("hands__luck_wins") + F("hands__luck_pushes"), filter=COMPLETED),
+            started_at=Min("hands__deal__dealt_at"),
+            ended_at=Max("hands__deal__revealed_at"),
+            other_stack=Subquery(other.values("stack")[:1]),
+            other_with_5=Subquery(other.values("balance_with_commission")[:1]),
+            other_user=Subquery(other.values("user__username")[:1]),
+            other_dealer=Subquery(other.values("is_dealer")[:1]),
+        )
+        .order_by("-table__updated_at", "-table_id")
+    )
+
+
+def session_record(seat: Seat) -> dict[str, Any]:
+    """One annotated seat from ``sessions`` as a session summary."""
+    table: Table = seat.table
+    skill_total = Decimal(seat.skill_total or 0).quantize(CENTS)  # type: ignore[attr-defined]
+    deals: int = seat.deals_played  # type: ignore[attr-defined]
+    completed: int = seat.luck_completed  # type: ignore[attr-defined]
+    opponent = "Dealer" if seat.other_dealer else (seat.other_user or "Empty seat")  # type: ignore[attr-defined]
+    return {
+        "id": table.pk,
+        "mode": table.mode,
+        "status": table.status,
+        "opponent": opponent,
+        "deals_played": deals,
+        "luck_average": luck_average(points=seat.luck_points, completed=completed),  # type: ignore[attr-defined]
+        "luck_completed": completed,
+        "luck_pending": deals - completed,
+        "skill_total": skill_total,
+        "skill_mean": _mean(skill_total, deals),
+        "stacks": {"you": seat.stack, "other": seat.other_stack},  # type: ignore[attr-defined]
+        "with_5": {
+            "you": seat.balance_with_commission,
+            "other": Decimal(seat.other_with_5).quantize(CENTS),  # type: ignore[attr-defined]
+        },
+        "starting_stack": table.starting_stack,
+        "started_at": seat.started_at,  # type: ignore[attr-defined]
+        "ended_at": seat.ended_at,  # type: ignore[attr-defined]
+    }
+
+
+def session_detail(*, user: Any, table_id: int) -> dict[str, Any] | None:
+    """One session with its deal-by-deal series (both ledgers, luck, skill)."""
+    seat = sessions(user=user).filter(table_id=table_id).first()
+    if seat is None:
+        return None
+    record = session_record(seat)
+    rows = (
+        Hand.objects.filter(seat=seat, deal__status=Deal.Status.REVEALED)
+        .select_related("deal")
+        .order_by("deal__number")
+    )
+    entries = {
+        (e.deal_id, e.ledger): e.balance for e in LedgerEntry.objects.filter(seat=seat)
+    }
+    record["series"] = [
+        {
+            "id": h.deal_id,
+            "deal_number": h.deal.number,
+            "stake": h.deal.stake,
+            "result": h.result,
+            "score": h.score,
+            "skill": h.skill,
+            "luck": h.luck,
+            "actual_balance": entries[(h.deal_id, LedgerEntry.Ledger.ACTUAL)],
+            "with_5_balance": entries[(h.deal_id, LedgerEntry.Ledger.WITH_COMMISSION)],
+        }
+        for h in rows
+    ]
+    return record
+
+
+@dataclass
+class _Bucket:
+    deals: int = 0
+    departures: int = 0
+    skill_sum: Decimal = Decimal("0")
+
+    def add(self, skill: Decimal, left: bool) -> None:
+        self.deals += 1
+        self.departures += int(left)
+        self.skill_sum += skill
+
+    def record(self, **key: Any) -> dict[str, Any]:
+        return {
+            **key,
+            "deals": self.deals,
+            "departures": self.departures,
+            "skill_sum": self.skill_sum.quantize(CENTS),
+            "skill_mean": _mean(self.skill_sum, self.deals),
+        }
+
+
+def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, Any]:
+    """Decision skill over every revealed deal (rules §7): by house-way row, by
+    mode and by day, each with deals, departures from the house way, the skill
+    sum and mean."""
+    rows = (
+        revealed_hands(user=user, filters=filters)
+        .order_by("deal__revealed_at", "deal_id")
+        .values_list("front", "house_front", "house_row", "skill", "deal__table__mode",
+                     "deal__revealed_at")
+    )
+    total, by_row, by_mode = _Bucket(), defaultdict(_Bucket), defaultdict(_Bucket)
+    by_day: dict[dt.date, _Bucket] = defaultdict(_Bucket)
+    for front, house_front, row, skill, mode, revealed_at in rows.iterator():
+        left = set(_cards(front)) != set(_cards(house_front))
+        value = Decimal(skill)
+        for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
+            bucket.add(value, left)
+    running = Decimal("0")
+    over_time = []
+    for day in sorted(by_day):
+        running += by_day[day].skill_sum
+        over_time.append({**by_day[day].record(date=day), "cumulative": running.quantize(CENTS)})
+    return {
+        "total": total.record(),
+        "by_row": sorted(
+            (b.record(row=r) for r, b in by_row.items()), key=lambda x: (-x["deals"], x["row"])
+        ),
+        "by_mode": [by_mode[m].record(mode=m) for m in Table.Mode.values if m in by_mode],
+        "over_time": over_time,
+    }
+
+
+# --- CSV --------------------------------------------------------------------
+
+CSV_COLUMNS = (
+    "deal_id", "table", "mode", "deal_number", "revealed_at", "stake",
+    "cards", "front", "back", "other", "other_cards", "other_front", "other_back",
+    "house_front", "house_back", "house_row", "left_house_way",
+    "front_result", "back_result", "result", "score",
+    "actual_delta", "actual_balance", "with_5_delta", "with_5_balance",
+    "luck", "luck_low", "luck_high", "luck_label", "skill",
+)
+
+
+def csv_rows(*, user: Any, filters: HandFilters | None = None,
+             chunk: int = 500) -> Iterator[list[Any]]:
+    """The history as CSV rows (header first), a chunk of hands at a time."""
+    yield list(CSV_COLUMNS)
+    hands = revealed_hands(user=user, filters=filters)
+    ids = list(hands.values_list("pk", flat=True))
+    for start in range(0, len(ids), chunk):
+        page = list(hands.filter(pk__in=ids[start:start + chunk]))
+        for r in hand_records(page):
+            you, other, way, luck = r["you"], r["other"], r["house_way"], r["luck"]
+            yield [
+                r["id"], r["table"], r["mode"], r["deal_number"], r["revealed_at"].isoformat(),
+                r["stake"], " ".join(you["cards"]), " ".join(you["front"]), " ".join(you["back"]),
+                other["name"], " ".join(other["cards"]), " ".join(other["front"]),
+                " ".join(other["back"]), " ".join(way["front"]), " ".join(way["back"]),
+                way["row"], "no" if way["followed"] else "yes",
+                r["parts"]["front"], r["parts"]["back"], r["result"], r["score"],
+                r["ledgers"]["actual"]["delta"], r["ledgers"]["actual"]["balance"],
+                r["ledgers"]["with_5"]["delta"], r["ledgers"]["with_5"]["balance"],
+                "" if luck["value"] is None else luck["value"],
+                "" if luck["low"] is None else luck["low"],
+                "" if luck["high"] is None else luck["high"],
+                luck["label"], r["skill"],
+            ]

@@ -1,0 +1,16 @@
+"""/history/: the player's own deals, sessions, skill report and CSV export."""
+
+from django.urls import path
+
+from . import history_views as views
+
+app_name = "history"
+
+urlpatterns = [
+    path("", views.hands, name="hands"),
+    path("export.csv", views.export_csv, name="export"),
+    path("deals/<int:deal_id>/", views.deal, name="deal"),
+    path("sessions/", views.sessions, name="sessions"),
+    path("sessions/<int:table_id>/", views.session, name="session"),
+    path("skill/", views.skill_report, name="skill"),
+]

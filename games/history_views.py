@@ -1,0 +1,217 @@
+"""The history pages: the player's deals, one deal's replay, sessions, the
+skill report and the CSV export. Reads come from ``games.history`` only, so
+the pages show exactly what the API does: the player's own revealed deals."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import AsyncIterator, Iterator
+from functools import cache
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django import forms
+from django.conf import settings
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from . import history
+from .models import Table
+
+PAGE_SIZE = 25
+CHART_POINTS = 500
+CSV_CHUNK = 200
+
+
+@cache
+def _manifest() -> dict[str, str]:
+    path = Path(settings.BASE_DIR) / "frontend" / "build" / "manifest.json"
+    try:
+        return dict(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return {}
+
+
+def chart_assets() -> dict[str, str]:
+    """Static paths of the pinned uPlot bundle (frontend/build/vendor/)."""
+    folder = _manifest().get("uplot", "")
+    if not folder:
+        return {}
+    return {"uplot_js": f"{folder}uPlot.iife.min.js", "uplot_css": f"{folder}uPlot.min.css"}
+
+
+class HistoryFilterForm(forms.Form):
+    table = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Table")
+    mode = forms.ChoiceField(
+        required=False, label="Mode",
+        choices=[("", "Any mode"), *Table.Mode.choices],
+    )
+    result = forms.ChoiceField(
+        required=False, label="Result",
+        choices=[("", "Any result"), ("win", "Win"), ("push", "Push"), ("loss", "Loss")],
+    )
+    date_from = forms.DateField(
+        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
+    )
+    date_to = forms.DateField(
+        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        tables = history.sessions(user=user).values_list("table_id", "table__mode")
+        self.fields["table"].choices = [("", "Any table")] + [  # type: ignore[attr-defined]
+            (pk, f"{'Solo' if mode == 'solo' else 'Friend'} table {pk}") for pk, mode in tables
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        start, end = data.get("date_from"), data.get("date_to")
+        if start and end and start > end:
+            raise forms.ValidationError("The start date is after the end date.")
+        return data
+
+    def filters(self) -> history.HandFilters:
+        if not self.is_valid():
+            return history.HandFilters()
+        data = self.cleaned_data
+        return history.HandFilters(
+            table=data.get("table"), mode=data.get("mode") or None,
+            result=data.get("result") or None,
+            date_from=data.get("date_from"), date_to=data.get("date_to"),
+        )
+
+
+def _query_without_page(request: HttpRequest) -> str:
+    params = request.GET.copy()
+    params.pop("page", None)
+    return params.urlencode()
+
+
+@login_required
+@require_GET
+def hands(request: HttpRequest) -> HttpResponse:
+    form = HistoryFilterForm(request.GET or None, user=request.user)
+    filters = form.filters()
+    queryset = history.revealed_hands(user=request.user, filters=filters)
+    page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("page"))
+    records = history.hand_records(page.object_list)
+    recent = list(
+        queryset.values_list("deal_id", "luck", "score", "skill")[:CHART_POINTS]
+    )[::-1]
+    running, cumulative = 0.0, []
+    for _, _, _, skill in recent:
+        running += float(skill)
+        cumulative.append(running)
+    charts = {
+        "luck_outcome": {
+            "luck": [luck for _, luck, _, _ in recent],
+            "score": [float(score) for _, _, score, _ in recent],
+        },
+        "skill_running": {"deal": list(range(1, len(recent) + 1)), "skill": cumulative},
+    }
+    return render(request, "games/history/hands.html", {
+        "form": form, "page": page, "records": records, "charts": charts,
+        "query": _query_without_page(request), "export_query": request.GET.urlencode(),
+        **chart_assets(),
+    })
+
+
+@login_required
+@require_GET
+def deal(request: HttpRequest, deal_id: int) -> HttpResponse:
+    record = history.hand_detail(user=request.user, deal_id=deal_id)
+    if record is None:
+        raise Http404("There is no such revealed deal in your history.")
+    return render(request, "games/history/deal.html", {"r": record})
+
+
+@login_required
+@require_GET
+def sessions(request: HttpRequest) -> HttpResponse:
+    page = Paginator(history.sessions(user=request.user), PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    records = [history.session_record(seat) for seat in page.object_list]
+    return render(request, "games/history/sessions.html", {"page": page, "records": records})
+
+
+@login_required
+@require_GET
+def session(request: HttpRequest, table_id: int) -> HttpResponse:
+    record = history.session_detail(user=request.user, table_id=table_id)
+    if record is None:
+        raise Http404("There is no such session in your history.")
+    series = record["series"]
+    charts = {
+        "ledgers": {
+            "deal": [p["deal_number"] for p in series],
+            "actual": [float(p["actual_balance"]) for p in series],
+            "with_5": [float(p["with_5_balance"]) for p in series],
+            "start": record["starting_stack"],
+        },
+        "luck_outcome": {
+            "luck": [p["luck"] for p in series],
+            "score": [float(p["score"]) for p in series],
+        },
+    }
+    return render(request, "games/history/session.html", {
+        "s": record, "charts": charts, **chart_assets(),
+    })
+
+
+@login_required
+@require_GET
+def skill_report(request: HttpRequest) -> HttpResponse:
+    form = HistoryFilterForm(request.GET or None, user=request.user)
+    report = history.skill_report(user=request.user, filters=form.filters())
+    charts = {
+        "skill_rows": {
+            "rows": [r["row"] for r in report["by_row"]],
+            "sum": [float(r["skill_sum"]) for r in report["by_row"]],
+            "mean": [float(r["skill_mean"] or 0) for r in report["by_row"]],
+        },
+        "skill_time": {
+            "day": [r["date"].isoformat() for r in report["over_time"]],
+            "cumulative": [float(r["cumulative"]) for r in report["over_time"]],
+        },
+    }
+    return render(request, "games/history/skill.html", {
+        "form": form, "report": report, "charts": charts, **chart_assets(),
+    })
+
+
+class _Echo:
+    def write(self, value: str) -> str:
+        return value
+
+
+def _take(rows: Iterator[list[Any]], count: int) -> list[list[Any]]:
+    return list(islice(rows, count))
+
+
+async def _stream(rows: Iterator[list[Any]]) -> AsyncIterator[str]:
+    """Write the rows a chunk at a time; the database work runs in Django's
+    sync thread, so a long history streams without being held in memory."""
+    writer = csv.writer(_Echo())
+    while chunk := await sync_to_async(_take)(rows, CSV_CHUNK):
+        yield "".join(writer.writerow(row) for row in chunk)
+
+
+@login_required
+@require_GET
+def export_csv(request: HttpRequest) -> StreamingHttpResponse:
+    """The history as CSV (the same filters as the page), streamed."""
+    form = HistoryFilterForm(request.GET or None, user=request.user)
+    rows = history.csv_rows(user=request.user, filters=form.filters())
+    response = StreamingHttpResponse(_stream(rows), content_type="text/csv; charset=utf-8")
+    stamp = timezone.now().strftime("%Y%m%d")
+    response["Content-Disposition"] = f'attachment; filename="paigow-history-{stamp}.csv"'
+    return response

@@ -1,0 +1,47 @@
+"""Card faces for the history pages: the rank and a coloured suit symbol, with
+the card's name for screen readers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django import template
+from django.utils.html import format_html, format_html_join
+
+from games.history import card_face
+
+register = template.Library()
+
+
+@register.filter
+def card_faces(codes: Iterable[str] | str) -> str:
+    """``{{ hand.front|card_faces }}``: a row of small card faces."""
+    if isinstance(codes, str):
+        codes = codes.split()
+    faces = [card_face(code) for code in codes]
+    return format_html(
+        '<span class="mini-cards">{}</span>',
+        format_html_join(
+            "",
+            '<span class="mini-card{}" role="img" aria-label="{}" title="{}">'
+            '<span class="rank">{}</span><span class="suit">{}</span></span>',
+            (
+                (" red" if f["red"] else (" joker" if f["joker"] else ""),
+                 f["name"], f["name"], f["rank"], f["suit"])
+                for f in faces
+            ),
+        ),
+    )
+
+
+@register.filter
+def signed(value: object) -> str:
+    """A number with its sign: +20.00, −20.00, 0.00."""
+    text = str(value)
+    if text.startswith("-"):
+        return "−" + text[1:]
+    try:
+        positive = float(text) > 0
+    except ValueError:
+        return text
+    return f"+{text}" if positive else text
