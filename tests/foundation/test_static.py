@@ -19,7 +19,7 @@ def manifest() -> dict[str, str]:
 
 
 def streamed(response: object) -> bytes:
-    return b"".join(getattr(response, "streaming_content"))
+    return b"".join(response.streaming_content)
 
 
 def test_webassembly_is_served_as_application_wasm(client: Client) -> None:

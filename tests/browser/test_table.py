@@ -1,0 +1,174 @@
+"""The table people play at, in a real browser: solo play with the engine worker
+(house way, live hand names, lock, reveal, luck stored), a foul, the rules page,
+the face pack, and screenshots at phone and desktop widths."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from playwright.sync_api import expect
+
+from tests.browser.conftest import screenshot, sign_up
+
+ENGINE_READY = 90_000  # a cold Pyodide start on a slow CI machine
+
+
+def start_solo(page: Any, site: str) -> None:
+    sign_up(page, site)
+    page.get_by_role("button", name="Play solo").click()
+    page.wait_for_url(re.compile(r"/tables/\d+/"))
+    expect(page.locator("#connection")).to_have_text("Connected")
+
+
+def wait_engine(page: Any) -> None:
+    expect(page.locator("#table")).to_have_attribute("data-engine", "ready", timeout=ENGINE_READY)
+
+
+def deal(page: Any, stake: int = 20) -> None:
+    page.get_by_label("Stake").fill(str(stake))
+    page.get_by_role("button", name="Deal").click()
+    expect(page.get_by_role("group", name="Your seven cards").get_by_role("button")).to_have_count(7)
+
+
+def seven(page: Any) -> list[str]:
+    return page.locator("#cards button.card").evaluate_all("bs => bs.map(b => b.dataset.code)")
+
+
+def state_frame(page: Any) -> dict[str, Any]:
+    """The state the server returns now, asked for on a fresh socket."""
+    return page.evaluate(
+        """(tableId) => new Promise((resolve, reject) => {
+            const ws = new WebSocket(`ws://${location.host}/ws/tables/${tableId}/`);
+            ws.onmessage = (event) => { ws.close(); resolve(JSON.parse(event.data)); };
+            ws.onerror = () => reject(new Error("socket failed"));
+        })""",
+        page.locator("#table").get_attribute("data-table-id"),
+    )
+
+
+def test_solo_house_way_lock_reveal_and_luck(page: Any, site: str) -> None:
+    start_solo(page, site)
+    assert page.get_by_role("link", name="Rules").first.is_visible()
+    deal(page)
+    cards = page.get_by_role("group", name="Your seven cards").get_by_role("button")
+    names = cards.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+    assert all(re.fullmatch(r"(Joker|(Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Jack|Queen|King|Ace) of (spades|hearts|diamonds|clubs))", n) for n in names), names
+    wait_engine(page)
+
+    # Keyboard: Space on a card puts it in front.
+    cards.nth(0).focus()
+    page.keyboard.press("Space")
+    expect(cards.nth(0)).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(cards.nth(1)).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#front-label")).to_have_text(re.compile(r"^Front: [a-z]"))
+    expect(page.locator("#back-label")).to_have_text(re.compile(r"^Back: [a-z]"))
+
+    # House way: the suggestion and its reason.
+    page.get_by_role("button", name="House way").click()
+    expect(page.locator("#house-reason")).to_contain_text("House way (")
+    expect(page.locator("#coach-compare")).to_contain_text("Your setting is the house way")
+    pressed = page.locator("#cards button[aria-pressed='true']")
+    expect(pressed).to_have_count(2)
+    front = pressed.evaluate_all("bs => bs.map(b => b.dataset.code)")
+    screenshot(page, "table-choosing-1280")
+    page.set_viewport_size({"width": 375, "height": 667})
+    screenshot(page, "table-choosing-375")
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+    page.get_by_role("button", name="Lock", exact=True).click()
+    status = page.get_by_role("status")
+    expect(status).to_contain_text(re.compile(r"Win|Push|Loss"))
+    expect(page.locator("#luck")).to_contain_text(re.compile(r"Luck \d+\.\d \(\d+\.\d–\d+\.\d\)"))
+    expect(page.locator("#luck")).to_have_attribute("data-state", "stored")
+    expect(page.locator("#session-text")).to_contain_text("Luck average")
+    expect(page.locator("#session-text")).to_contain_text("Skill total 0 over 1 hand")
+
+    # The explorer, after the lock: 21 settings, the house way marked.
+    page.get_by_role("button", name="Explore the 21 settings").click()
+    rows = page.locator(".explorer-table tbody tr")
+    expect(rows).to_have_count(21)
+    expect(page.locator(".explorer-table tr.house")).to_have_count(1)
+    expect(page.locator(".explorer-table tr.house")).to_contain_text("house way, yours")
+    screenshot(page, "table-revealed-1280")
+    page.set_viewport_size({"width": 375, "height": 667})
+    screenshot(page, "table-revealed-375")
+
+    # Stored with the deal: a fresh socket's state carries it, and a reload shows it.
+    frame = state_frame(page)
+    luck = frame["deal"]["results"]["you"]["luck"]
+    assert re.fullmatch(r"Luck \d+\.\d \(\d+\.\d–\d+\.\d\)", luck)
+    assert sorted(frame["deal"]["you"]["front"]) == sorted(front)
+    assert frame["session"]["luck_count"] == 1 and frame["session"]["hands"] == 1
+    page.reload()
+    expect(page.locator("#connection")).to_have_text("Connected")
+    expect(page.locator("#luck")).to_contain_text(luck)
+    expect(page.locator("#luck")).to_have_attribute("data-state", "stored")
+
+    # Rebet deals again at once.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.get_by_role("button", name="Rebet 20").click()
+    expect(page.locator("#cards button.card")).to_have_count(7)
+    assert json.dumps(seven(page))
+
+
+def test_a_foul_is_explained_needs_lock_anyway_and_loses(page: Any, site: str) -> None:
+    start_solo(page, site)
+    deal(page, stake=5)
+    wait_engine(page)
+    codes = seven(page)
+    # Try fronts until the engine calls one a foul (the strongest two cards
+    # usually are; with pairs, the best pair is).
+    cards = page.locator("#cards button.card")
+    alert = page.get_by_role("alert")
+    found = False
+    for i in range(7):
+        for j in range(i + 1, 7):
+            for b in cards.all():
+                if b.get_attribute("aria-pressed") == "true":
+                    b.click()
+            cards.nth(i).click()
+            cards.nth(j).click()
+            expect(page.locator("#front-label")).not_to_contain_text("pick")
+            page.wait_for_timeout(50)
+            if alert.is_visible() and "foul" in (alert.text_content() or "").lower():
+                found = True
+                break
+        if found:
+            break
+    assert found, f"no foul found among {codes}"
+    expect(alert).to_contain_text("beats your back")
+    assert not page.get_by_role("button", name="Lock anyway").is_visible()
+    page.get_by_role("button", name="Lock", exact=True).click()
+    lock_anyway = page.get_by_role("button", name="Lock anyway")
+    expect(lock_anyway).to_be_visible()
+    expect(page.locator("#result")).to_be_empty()
+    lock_anyway.click()
+    expect(page.get_by_role("status")).to_contain_text("Loss")
+    expect(page.get_by_role("status")).to_contain_text("fouled")
+    expect(page.locator("#stack-you")).to_have_text("995")
+
+
+def test_rules_page_and_face_pack(page: Any, site: str) -> None:
+    page.goto(f"{site}/rules/")
+    expect(page.get_by_role("heading", name="Rules", level=1)).to_be_visible()
+    for text in ("Five aces", "foul", "copy", "house way", "Luck", "Decision skill", "8♦ 8♣ | A♠ A♥ K♠ 7♥ 4♦"):
+        expect(page.locator("main")).to_contain_text(text)
+    start_solo(page, site)
+    deal(page)
+    # Built-in SVG faces by default; the picture pack by choice.
+    expect(page.locator("#cards svg.face")).to_have_count(7)
+    page.get_by_label("Card faces").select_option("pack")
+    images = page.locator("#cards img.face")
+    expect(images).to_have_count(7)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('#cards img.face')].every(i => i.complete && i.naturalWidth > 0)"
+    )
+    assert re.search(r"/faces/(\d+|ace|king|queen|jack)_of_[a-z]+\.png$|/faces/black_joker\.png$",
+                     images.first.get_attribute("src") or "")
+    screenshot(page, "table-face-pack-1280")
+    page.get_by_label("Card faces").select_option("svg")
+    expect(page.locator("#cards svg.face")).to_have_count(7)
