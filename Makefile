@@ -50,7 +50,7 @@ run: setup
 # The whole suite with the environment as given (CI sets DATABASE_URL and
 # REDIS_URL); then, when a server database was used, the database tests again
 # on the embedded SQLite default so both backends are covered.
-test: setup
+test: setup lint typecheck
 	@echo "==> running the test suite ($${DATABASE_URL:+PostgreSQL}$${DATABASE_URL:-embedded SQLite})"
 	$(PY) -m pytest $(PYTEST_ARGS)
 	@if [ -n "$$DATABASE_URL" ]; then $(MAKE) --no-print-directory test-sqlite; fi
@@ -59,11 +59,13 @@ test-sqlite: setup
 	@echo "==> running the database tests again on embedded SQLite, in-memory layer, eager Celery"
 	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services" $(wildcard tests/foundation tests/accounts tests/games tests/api) $(PYTEST_ARGS)
 
-lint:
-	$(VENV)/bin/ruff check .
+lint: $(VENV)/.synced
+	@echo "==> ruff"
+	@$(VENV)/bin/ruff check .
 
-typecheck:
-	$(VENV)/bin/mypy --strict games/engine
+typecheck: $(VENV)/.synced
+	@echo "==> mypy --strict on the engine"
+	@$(VENV)/bin/mypy --strict games/engine
 
 audit:
 	@echo "==> auditing locked Python dependencies for known vulnerabilities"

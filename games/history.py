@@ -339,7 +339,7 @@ def session_detail(*, user: Any, table_id: int) -> dict[str, Any] | None:
 class _Bucket:
     deals: int = 0
     departures: int = 0
-    skill_sum: Decimal = Decimal("0")
+    skill_sum: Decimal = Decimal(0)
 
     def add(self, skill: Decimal, left: bool) -> None:
         self.deals += 1
@@ -373,7 +373,7 @@ def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, 
         value = Decimal(skill)
         for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
             bucket.add(value, left)
-    running = Decimal("0")
+    running = Decimal(0)
     over_time = []
     for day in sorted(by_day):
         running += by_day[day].skill_sum
