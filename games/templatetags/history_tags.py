@@ -1,5 +1,7 @@
 """Card faces for the history pages: the rank and a coloured suit symbol, with
-the card's name for screen readers."""
+the card's name for screen readers. js/history-faces.mjs then draws the
+table's own faces (built-in SVG or the chosen picture pack) over them; the
+text faces remain the no-script fallback."""
 
 from __future__ import annotations
 
@@ -18,17 +20,18 @@ def card_faces(codes: Iterable[str] | str) -> str:
     """``{{ hand.front|card_faces }}``: a row of small card faces."""
     if isinstance(codes, str):
         codes = codes.split()
+    codes = list(codes)
     faces = [card_face(code) for code in codes]
     return format_html(
         '<span class="mini-cards">{}</span>',
         format_html_join(
             "",
-            '<span class="mini-card{}" role="img" aria-label="{}" title="{}">'
+            '<span class="mini-card{}" role="img" aria-label="{}" title="{}" data-card="{}">'
             '<span class="rank">{}</span><span class="suit">{}</span></span>',
             (
                 (" red" if f["red"] else (" joker" if f["joker"] else ""),
-                 f["name"], f["name"], f["rank"], f["suit"])
-                for f in faces
+                 f["name"], f["name"], code, f["rank"], f["suit"])
+                for code, f in zip(codes, faces)
             ),
         ),
     )

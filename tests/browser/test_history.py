@@ -83,6 +83,9 @@ def test_history_session_and_skill_report_draw_their_charts(
     rows = page.locator("table.history-table tbody tr")
     expect(rows).to_have_count(len(SEED))
     expect(page.locator(".mini-card").first).to_be_visible()
+    # The cards are drawn with the table's own faces, and keep their names.
+    expect(page.locator(".mini-card.drawn svg.svg-face").first).to_be_visible()
+    expect(page.get_by_role("img", name="Ace of spades").first).to_be_attached()
     expect(page.get_by_text("left the house way").first).to_be_visible()
     assert_charts_drawn(page, 2)
     screenshot(page, "history-1280")
