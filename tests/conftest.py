@@ -49,7 +49,7 @@ CHROMIUM_ARGS = [
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        message = f"{CHROMIUM} is missing: apt-get install chromium (never `playwright install`)"
+        message = f"{CHROMIUM} is missing: apt-get install chromium (never download a browser)"
         if IN_CI:
             pytest.fail(message)
         pytest.skip(message)

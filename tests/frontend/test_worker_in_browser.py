@@ -137,7 +137,7 @@ def test_worker_refuses_urls_off_the_site(site: str, guarded: Guarded) -> None:
     error = page.evaluate(
         """() => new Promise((resolve) => {
             const url = "/static/js/engine-worker.mjs?pyodide="
-              + encodeURIComponent("https://cdn.jsdelivr.net/pyodide/v0.28.0/full/")
+              + encodeURIComponent("https://offsite.example/pyodide/full/")
               + "&engine=/static/engine/none.zip";
             const worker = new Worker(url, { type: "module" });
             worker.onmessage = (event) => { worker.terminate(); resolve(event.data); };
