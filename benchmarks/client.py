@@ -15,59 +15,22 @@ Playwright, and reports:
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run"]
+sys.path.insert(0, str(REPO))
+
+from tests.browser.conftest import sign_up
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS
+from tests.live_site import embedded_env, live_site, migrate
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_site(var_dir: str) -> tuple[subprocess.Popen[bytes], str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG", "SECRET_KEY"}}
-    env["PAIGOW_VAR_DIR"] = var_dir
-    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"], cwd=REPO, env=env, check=True)
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "paigow_site.asgi:application"],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                if response.status == 200:
-                    return process, base
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError("the site did not start")
-
-
-def sign_up_and_open_table(page, base: str, name: str) -> str:
-    page.goto(f"{base}/")
-    page.get_by_role("link", name="Sign up").first.click()
-    page.get_by_label("Username").fill(name)
-    page.get_by_label("Password", exact=True).fill("a-long-Passphrase-42")
-    page.get_by_label("Password confirmation").fill("a-long-Passphrase-42")
-    page.get_by_role("button", name="Sign up").click()
-    page.wait_for_url(re.compile(r"/lobby/"))
+def open_solo_table(page, base: str) -> str:
+    sign_up(page, base)
     page.get_by_role("button", name="Play solo").click()
     page.wait_for_url(re.compile(r"/tables/\d+/"))
     return page.url
@@ -88,34 +51,31 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as var_dir:
-        process, base = start_site(var_dir)
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-                cold, cached, lucks, explores = [], [], [], []
-                for round_ in range(options.rounds):
-                    context = browser.new_context(viewport={"width": 1280, "height": 800})
-                    page = context.new_page()
-                    url = sign_up_and_open_table(page, base, f"bench{os.getpid()}x{round_}")
-                    cold.append(engine_ready_ms(page))
-                    page.goto(url)
-                    cached.append(engine_ready_ms(page))
-                    # A deal, the house way, the lock: luck follows the reveal.
-                    page.get_by_label("Stake").fill("10")
-                    page.get_by_role("button", name="Deal").click()
-                    page.get_by_role("button", name="House way").click()
-                    page.wait_for_function("() => document.querySelectorAll('#cards [aria-pressed=true]').length === 2")
-                    page.get_by_role("button", name="Lock", exact=True).click()
-                    page.wait_for_function("() => window.paigowTimings.luck !== null", timeout=60_000)
-                    lucks.append(page.evaluate("() => window.paigowTimings.luck"))
-                    page.get_by_role("button", name="Explore the 21 settings").click()
-                    page.wait_for_function("() => window.paigowTimings.explore !== null", timeout=120_000)
-                    explores.append(page.evaluate("() => window.paigowTimings.explore"))
-                    context.close()
-                browser.close()
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=10)
+        env = embedded_env(Path(var_dir))
+        migrate(env)
+        with live_site(env) as base, sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            cold, cached, lucks, explores = [], [], [], []
+            for round_ in range(options.rounds):
+                context = browser.new_context(viewport={"width": 1280, "height": 800})
+                page = context.new_page()
+                url = open_solo_table(page, base)
+                cold.append(engine_ready_ms(page))
+                page.goto(url)
+                cached.append(engine_ready_ms(page))
+                # A deal, the house way, the lock: luck follows the reveal.
+                page.get_by_label("Stake").fill("10")
+                page.get_by_role("button", name="Deal").click()
+                page.get_by_role("button", name="House way").click()
+                page.wait_for_function("() => document.querySelectorAll('#cards [aria-pressed=true]').length === 2")
+                page.get_by_role("button", name="Lock", exact=True).click()
+                page.wait_for_function("() => window.paigowTimings.luck !== null", timeout=60_000)
+                lucks.append(page.evaluate("() => window.paigowTimings.luck"))
+                page.get_by_role("button", name="Explore the 21 settings").click()
+                page.wait_for_function("() => window.paigowTimings.explore !== null", timeout=120_000)
+                explores.append(page.evaluate("() => window.paigowTimings.explore"))
+                context.close()
+            browser.close()
 
     def line(label: str, values: list[float]) -> str:
         return (f"{label:<38} median {statistics.median(values):8.0f} ms   "

@@ -14,12 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +21,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.conftest import REPO, free_port
+from tests.conftest import REPO
+from tests.live_site import embedded_env, live_site, migrate
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 ARTIFACTS = REPO / "test-artifacts"
@@ -43,59 +38,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-def _wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the site exited early with code {process.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-    raise RuntimeError(f"the site did not answer {url} within {seconds}s")
-
-
 @pytest.fixture(scope="session")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a live daphne serving the whole site on a fresh database."""
     var_dir = tmp_path_factory.mktemp("site-var")
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG", "SECRET_KEY"}
-        and not key.startswith("PYTEST_")
-    }
-    env["PAIGOW_VAR_DIR"] = str(var_dir)
+    extra = {"CARD_FACES_DIR": str(CARD_FACES)} if CARD_FACES.is_dir() else {}
     # The optional picture face pack: a small public-domain copy outside the repo.
-    if CARD_FACES.is_dir():
-        env["CARD_FACES_DIR"] = str(CARD_FACES)
+    env = embedded_env(var_dir, **extra)
     manifest = REPO / "frontend" / "build" / "manifest.json"
     if not manifest.exists():
         pytest.fail("frontend/build is missing: run `make setup` (the client build) first")
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=REPO, env=env, check=True,
-    )
-    port = free_port()
-    log = (var_dir / "daphne.log").open("wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-         "paigow_site.asgi:application"],
-        cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_for(f"{base}/healthz", process)
+    migrate(env)
+    with live_site(env, log_path=var_dir / "daphne.log") as base:
         yield base
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-        log.close()
 
 
 class GuardedContext:

@@ -25,16 +25,8 @@ from games.engine import (
 from games.engine.batch import OPS, answer, answer_line
 from games.engine.cards import codes, parse_indices
 from games.engine.luck import SplitMix64, draw_opponents, luck_key, luck_seed
+from tests.engine.vector_files import SAMPLE_HANDS as HANDS
 
-HANDS = (
-    "As Ah 8d 8c Ks 7h 4d",
-    "9s 2s Th 5h 2h Kd Kc",
-    "Kh Qh 9d 3d Kc 6c 4c",
-    "As Ah Kh Ad Kd Ac JK",
-    "9s 9h 8h 7h 6h 5h 5c",
-    "7s 7h 7d 7c Ah Jd 3c",
-    "Js Ts 9h 4d 3c 2c JK",
-)
 MODES_SIDES = (("solo", "player"), ("solo", "dealer"), ("friend", "player"))
 DESCRIBE_KEYS = ["front", "back", "front_name", "back_name", "foul", "foul_reason"]
 EXPLORE_KEYS = ["front", "back", "front_name", "back_name", "foul", "wins", "pushes", "losses",

@@ -18,3 +18,16 @@ def load_vectors(name: str) -> list[dict[str, Any]]:
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert lines, f"{path} is empty"
     return lines
+
+
+# Hands that reach many house-way rows: two pair, three pair, five aces, a
+# straight flush with pairs, quads and joker straights.
+SAMPLE_HANDS = (
+    "As Ah 8d 8c Ks 7h 4d",
+    "9s 2s Th 5h 2h Kd Kc",
+    "Kh Qh 9d 3d Kc 6c 4c",
+    "As Ah Kh Ad Kd Ac JK",
+    "9s 9h 8h 7h 6h 5h 5c",
+    "7s 7h 7d 7c Ah Jd 3c",
+    "Js Ts 9h 4d 3c 2c JK",
+)

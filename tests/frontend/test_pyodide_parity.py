@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.engine.vector_files import SAMPLE_HANDS as HANDS
 from tests.frontend.engine_support import (
     VECTOR_OPS,
     batch_cpython,
@@ -27,16 +28,6 @@ from tests.frontend.engine_support import (
 )
 
 pytestmark = pytest.mark.slow
-
-HANDS = (
-    "As Ah 8d 8c Ks 7h 4d",
-    "9s 2s Th 5h 2h Kd Kc",
-    "Kh Qh 9d 3d Kc 6c 4c",
-    "As Ah Kh Ad Kd Ac JK",
-    "9s 9h 8h 7h 6h 5h 5c",
-    "7s 7h 7d 7c Ah Jd 3c",
-    "Js Ts 9h 4d 3c 2c JK",
-)
 
 
 def luck_requests() -> list[dict[str, Any]]:

@@ -6,8 +6,9 @@ from decimal import Decimal
 
 from django.db.models import Sum
 
-from games import engine
-from games.models import Deal, Hand, LedgerEntry, Seat
+from accounts.models import User
+from games import engine, selectors, services
+from games.models import Deal, Hand, LedgerEntry, Seat, Table
 
 # Hands dealt to seat 0 and seat 1 (in solo: the player and the dealer), with
 # the outcome when both set by the house way.
@@ -55,3 +56,12 @@ def assert_ledger_invariants() -> None:
         else:
             assert entries == 0, deal
             assert not any(h.result for h in hands), deal
+
+
+def friend_table(player: User, friend: User) -> Table:
+    """A friend table whose invite the friend has accepted."""
+    table = services.table_start(user=player, mode="friend")
+    invite = selectors.open_invite(table=table)
+    assert invite is not None
+    services.invite_accept(user=friend, token=invite.token)
+    return table

@@ -13,7 +13,7 @@ from django.db import connection
 from accounts.models import User
 from games import exceptions, selectors, services
 from games.models import Deal, Hand, Invite, LedgerEntry, Seat, Table
-from tests.games.support import STRONG, WEAK, deck_with, house_front
+from tests.games.support import STRONG, WEAK, deck_with, friend_table, house_front
 from tests.games.test_races import race
 
 pytestmark = [
@@ -24,14 +24,6 @@ pytestmark = [
 ]
 
 Rig = Callable[..., None]
-
-
-def friend_table(player: User, friend: User) -> Table:
-    table = services.table_start(user=player, mode="friend")
-    invite = selectors.open_invite(table=table)
-    assert invite is not None
-    services.invite_accept(user=friend, token=invite.token)
-    return table
 
 
 @pytest.mark.parametrize("attempt", range(3))

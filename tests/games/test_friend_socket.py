@@ -16,22 +16,14 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from games import engine, selectors, services
+from games import engine, services
 from games.models import Deal, Presence, Seat, Table
-from tests.games.support import SPLIT_A, SPLIT_B, STRONG, WEAK, deck_with, house_front
+from tests.games.support import SPLIT_A, SPLIT_B, STRONG, WEAK, deck_with, friend_table, house_front
 from tests.games.test_consumers import Seat_, assert_no_leak, hidden_cards, join, open_seat
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 Rig = Callable[..., None]
-
-
-def friend_table(player: User, friend: User) -> Table:
-    table = services.table_start(user=player, mode="friend")
-    invite = selectors.open_invite(table=table)
-    assert invite is not None
-    services.invite_accept(user=friend, token=invite.token)
-    return table
 
 
 async def pair(player: User, friend: User) -> tuple[Table, Seat_, Seat_]:
