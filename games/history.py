@@ -25,8 +25,8 @@ from typing import Any
 
 from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 
-from . import engine
-from .models import Deal, Hand, LedgerEntry, Seat, Table
+from . import engine, upkeep
+from .models import Deal, Hand, LedgerEntry, PlayerReport, ReportBucket, Seat, Table
 
 LUCK_SAMPLES = 120
 MEAN_PLACES = Decimal("0.0001")
@@ -356,23 +356,55 @@ class _Bucket:
         }
 
 
+def _filled_from_aggregates(
+    user: Any, filters: HandFilters | None, buckets: tuple[_Bucket, Any, Any, Any]
+) -> bool:
+    """Fill the report's buckets from the player's stored aggregates
+    (``PlayerReport``, kept by ``games.upkeep.report_refresh``) when they cover
+    every revealed hand and the filters are ones they can answer (mode and
+    dates). False: read the hands instead."""
+    f = filters or HandFilters()
+    if f.table is not None or f.result or not getattr(user, "is_authenticated", False):
+        return False
+    report = PlayerReport.objects.filter(user_id=user.pk, refreshed_at__isnull=False).first()
+    if report is None or report.hands != upkeep.revealed_count(user_id=user.pk):
+        return False
+    rows = ReportBucket.objects.filter(report=report)
+    if f.mode:
+        rows = rows.filter(mode=f.mode)
+    if f.date_from is not None:
+        rows = rows.filter(day__gte=f.date_from)
+    if f.date_to is not None:
+        rows = rows.filter(day__lte=f.date_to)
+    total, by_row, by_mode, by_day = buckets
+    for b in rows.values_list("row", "mode", "day", "deals", "departures", "skill_sum"):
+        row, mode, day, deals, departures, skill_sum = b
+        for bucket in (total, by_row[row], by_mode[mode], by_day[day]):
+            bucket.deals += deals
+            bucket.departures += departures
+            bucket.skill_sum += Decimal(skill_sum)
+    return True
+
+
 def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, Any]:
     """Decision skill over every revealed deal (rules §7): by house-way row, by
     mode and by day, each with deals, departures from the house way, the skill
-    sum and mean."""
-    rows = (
-        revealed_hands(user=user, filters=filters)
-        .order_by("deal__revealed_at", "deal_id")
-        .values_list("front", "house_front", "house_row", "skill", "deal__table__mode",
-                     "deal__revealed_at")
-    )
+    sum and mean. From the stored aggregates when they are current, else
+    summed from the hands (the same figures either way)."""
     total, by_row, by_mode = _Bucket(), defaultdict(_Bucket), defaultdict(_Bucket)
     by_day: dict[dt.date, _Bucket] = defaultdict(_Bucket)
-    for front, house_front, row, skill, mode, revealed_at in rows.iterator():
-        left = set(_cards(front)) != set(_cards(house_front))
-        value = Decimal(skill)
-        for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
-            bucket.add(value, left)
+    if not _filled_from_aggregates(user, filters, (total, by_row, by_mode, by_day)):
+        rows = (
+            revealed_hands(user=user, filters=filters)
+            .order_by("deal__revealed_at", "deal_id")
+            .values_list("front", "house_front", "house_row", "skill", "deal__table__mode",
+                         "deal__revealed_at")
+        )
+        for front, house_front, row, skill, mode, revealed_at in rows.iterator():
+            left = set(_cards(front)) != set(_cards(house_front))
+            value = Decimal(skill)
+            for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
+                bucket.add(value, left)
     running = Decimal(0)
     over_time = []
     for day in sorted(by_day):

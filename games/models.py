@@ -362,3 +362,96 @@ class Presence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.channel_name} at seat {self.seat_id}"
+
+
+class ClientMessage(models.Model):
+    """An action a seat's client sent with an ``id``, applied once: the row is
+    written in the same transaction as the action, so a resend of the same id
+    (after a lost reply, a reconnect or a server restart) is answered without
+    applying it again. ``digest`` is the message's type and fields, so an id
+    reused for a different message is refused."""
+
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="client_messages")
+    client_id = models.CharField(max_length=200)  # the id as JSON: "7" and 7 differ
+    type = models.CharField(max_length=16)
+    digest = models.CharField(max_length=64)
+    # What the first answer was: "state" (the action was applied).
+    reply = models.CharField(max_length=16, default="state")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = (
+            models.UniqueConstraint(fields=["seat", "client_id"], name="client_message_once"),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.client_id} from seat {self.seat_id}"
+
+
+# --- background work: report aggregates and the luck audit ------------------
+
+
+class PlayerReport(models.Model):
+    """A player's skill-report aggregates are current as of ``hands`` revealed
+    hands (``games.upkeep.report_refresh`` rebuilds them after each reveal).
+    ``games.history.skill_report`` reads the buckets only while ``hands`` still
+    equals the player's count of revealed hands, and sums rows otherwise."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="report"
+    )
+    hands = models.PositiveIntegerField(default=0)
+    version = models.PositiveIntegerField(default=0)
+    refreshed_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Report of user {self.user_id} ({self.hands} hands)"
+
+
+class ReportBucket(models.Model):
+    """Decision skill of one player's revealed hands with one mode, house-way
+    row and day (UTC): the skill report's totals, rows, modes and days add up
+    from these."""
+
+    report = models.ForeignKey(PlayerReport, on_delete=models.CASCADE, related_name="buckets")
+    mode = models.CharField(max_length=8)
+    row = models.CharField(max_length=64)
+    day = models.DateField()
+    deals = models.PositiveIntegerField()
+    departures = models.PositiveIntegerField()
+    skill_sum = models.DecimalField(max_digits=12, decimal_places=2)
+
+    class Meta:
+        ordering = ("report_id", "day", "mode", "row")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["report", "mode", "row", "day"], name="report_bucket_unique"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"{self.mode} {self.row} {self.day}: {self.deals} deals"
+
+
+class LuckAudit(models.Model):
+    """One stored luck estimate re-derived on the server from the deterministic
+    draw (rules §6) by ``games.upkeep.luck_audit_sample``; ``ok`` is false when
+    the stored counts or the figures derived from them do not match."""
+
+    hand = models.OneToOneField(Hand, on_delete=models.CASCADE, related_name="luck_audit")
+    ok = models.BooleanField()
+    reason = models.CharField(max_length=200, blank=True, default="")
+    stored_wins = models.PositiveSmallIntegerField()
+    stored_pushes = models.PositiveSmallIntegerField()
+    stored_losses = models.PositiveSmallIntegerField()
+    expected_wins = models.PositiveSmallIntegerField()
+    expected_pushes = models.PositiveSmallIntegerField()
+    expected_losses = models.PositiveSmallIntegerField()
+    checked_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-checked_at",)
+        indexes = (models.Index(fields=["ok", "checked_at"], name="luck_audit_ok_checked"),)
+
+    def __str__(self) -> str:
+        return f"Luck audit of hand {self.hand_id}: {'ok' if self.ok else 'flagged'}"

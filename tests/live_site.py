@@ -89,3 +89,30 @@ def live_site(
             process.wait()
         if log:
             log.close()
+
+
+@contextmanager
+def background_process(
+    command: list[str], env: Mapping[str, str], *, log_path: Path | None = None,
+    stop_seconds: float = 20,
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Run ``command`` (a Celery worker or beat, say) in its own process group
+    under ``env``; on exit send the group SIGTERM, wait for a clean stop, and
+    kill it only if it does not stop in ``stop_seconds``."""
+    log = log_path.open("wb") if log_path else None
+    process = subprocess.Popen(
+        command, cwd=REPO, env=dict(env), stdout=log or subprocess.DEVNULL,
+        stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGTERM)
+            try:
+                process.wait(timeout=stop_seconds)
+            except subprocess.TimeoutExpired:
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+        if log:
+            log.close()

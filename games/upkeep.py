@@ -1,0 +1,209 @@
+"""Writes done in the background (Celery, ``games.tasks``), never in a request.
+
+The same conventions as ``games.services``: keyword-only functions, each unit
+of work one ``transaction.atomic`` block. Every one is idempotent: it claims
+its work with a conditional update (or a unique row), so running it twice, or
+on two workers at once, has one effect; a second run finds nothing to do.
+
+- ``tables_close_idle``: finish tables nobody touched for ``TABLE_IDLE_HOURS``;
+- ``invites_expire``: withdraw invite links past their expiry;
+- ``report_refresh``: rebuild one player's skill-report aggregates (queued
+  after each reveal, on commit);
+- ``luck_audit_sample``: re-derive a sample of stored luck estimates from the
+  deterministic draw (rules §6) and flag the ones that do not match.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, F, Q, Sum, Value
+from django.db.models.functions import Concat, Substr, TruncDate
+from django.utils import timezone
+
+from . import broadcast, engine
+from .models import Deal, Hand, Invite, LuckAudit, PlayerReport, ReportBucket, Table
+
+log = logging.getLogger(__name__)
+
+LUCK_SAMPLES = 120
+# A table that waits for a friend or for a stake can be closed; a deal in
+# progress is never cut off (both players can always come back to it).
+IDLE_STATUSES = (Table.Status.WAITING, Table.Status.BETTING)
+
+
+# --- tables and invites -------------------------------------------------------
+
+
+def tables_close_idle(*, now: Any = None) -> list[int]:
+    """Finish every table waiting or betting with no change for
+    ``TABLE_IDLE_HOURS``; withdraw its open invite link and tell its sockets.
+    Returns the ids of the tables this call closed."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(hours=settings.TABLE_IDLE_HOURS)
+    candidates = list(
+        Table.objects.filter(status__in=IDLE_STATUSES, updated_at__lt=cutoff)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:500]
+    )
+    closed = []
+    for table_id in candidates:
+        with transaction.atomic():
+            # The claim: only a table still idle is closed, once.
+            claimed = Table.objects.filter(
+                pk=table_id, status__in=IDLE_STATUSES, updated_at__lt=cutoff
+            ).update(
+                status=Table.Status.FINISHED, stake=None, stake_proposed=None,
+                stake_proposed_by=None, updated_at=now,
+            )
+            if not claimed:
+                continue
+            Invite.objects.filter(
+                table_id=table_id, used_at__isnull=True, revoked_at__isnull=True
+            ).update(revoked_at=now)
+            broadcast.table_changed(table=Table.objects.get(pk=table_id))
+            closed.append(table_id)
+    if closed:
+        log.info("closed %d idle tables", len(closed))
+    return closed
+
+
+def invites_expire(*, now: Any = None) -> int:
+    """Withdraw open invite links past their expiry (``revoked_at`` becomes the
+    moment they stopped working). One conditional update; returns how many."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        count = Invite.objects.filter(
+            used_at__isnull=True, revoked_at__isnull=True, expires_at__lte=now
+        ).update(revoked_at=F("expires_at"))
+    return count
+
+
+# --- report aggregates --------------------------------------------------------
+
+
+def revealed_count(*, user_id: int) -> int:
+    """How many revealed hands the player has (the aggregates' freshness test)."""
+    return Hand.objects.filter(
+        seat__user_id=user_id, deal__status=Deal.Status.REVEALED
+    ).count()
+
+
+def _buckets(user_id: int) -> list[dict[str, Any]]:
+    """The player's revealed hands grouped by mode, house-way row and day, in
+    one query. A departure is a front that is not the house way's two cards
+    (codes are two characters, so the other order is swapped by hand)."""
+    swapped = Concat(Substr("front", 4, 2), Value(" "), Substr("front", 1, 2))
+    followed = Q(front=F("house_front")) | Q(house_front=swapped)
+    return list(
+        Hand.objects.filter(seat__user_id=user_id, deal__status=Deal.Status.REVEALED)
+        .annotate(day=TruncDate("deal__revealed_at"), mode=F("deal__table__mode"))
+        .values("mode", "house_row", "day")
+        .annotate(deals=Count("pk"), departures=Count("pk", filter=~followed),
+                  skill_sum=Sum("skill"))
+        .order_by()
+    )
+
+
+def report_refresh(*, user_id: int) -> bool:
+    """Rebuild the player's skill-report aggregates when they are behind.
+    Returns whether anything was written (False: already current, or no
+    such player any more)."""
+    if not get_user_model().objects.filter(pk=user_id).exists():
+        return False
+    PlayerReport.objects.get_or_create(user_id=user_id)
+    with transaction.atomic():
+        report = PlayerReport.objects.select_for_update().get(user_id=user_id)
+        groups = _buckets(user_id)
+        hands = sum(g["deals"] for g in groups)
+        if report.refreshed_at is not None and hands == report.hands:
+            return False
+        ReportBucket.objects.filter(report=report).delete()
+        ReportBucket.objects.bulk_create(
+            ReportBucket(
+                report=report, mode=g["mode"], row=g["house_row"], day=g["day"],
+                deals=g["deals"], departures=g["departures"],
+                skill_sum=Decimal(g["skill_sum"] or 0),
+            )
+            for g in groups
+        )
+        # The claim: only the version this call read moves on.
+        claimed = PlayerReport.objects.filter(pk=report.pk, version=report.version).update(
+            hands=hands, version=report.version + 1, refreshed_at=timezone.now()
+        )
+        if not claimed:  # pragma: no cover - the row lock makes this unreachable
+            transaction.set_rollback(True)
+            return False
+    return True
+
+
+def report_refresh_later(*, user_ids: list[int]) -> None:
+    """After the current transaction commits, queue a refresh of each player's
+    aggregates (a failing broker is logged, never raised into the reveal)."""
+
+    def queue() -> None:
+        from .tasks import report_refresh as task
+
+        for user_id in user_ids:
+            task.delay(user_id)
+
+    transaction.on_commit(queue, robust=True)
+
+
+# --- the luck audit -----------------------------------------------------------
+
+
+def _audit(hand: Hand) -> dict[str, Any]:
+    mode = hand.deal.table.mode
+    side = "dealer" if hand.seat.is_dealer else "player"
+    expected = engine.luck(hand.cards, mode=mode, side=side, samples=LUCK_SAMPLES)
+    stored = (hand.luck_wins, hand.luck_pushes, hand.luck_losses)
+    reasons = []
+    if stored != (expected.wins, expected.pushes, expected.losses):
+        reasons.append(
+            f"stored counts {stored[0]}/{stored[1]}/{stored[2]} are not the draw's "
+            f"{expected.wins}/{expected.pushes}/{expected.losses}"
+        )
+    else:
+        derived = engine.luck_from_counts(wins=stored[0], pushes=stored[1], losses=stored[2])
+        if (hand.luck, hand.luck_low, hand.luck_high, hand.luck_label) != (
+            derived.luck, derived.low, derived.high, derived.label()
+        ):
+            reasons.append("stored luck, interval or label do not follow from the counts")
+    return {
+        "ok": not reasons,
+        "reason": "; ".join(reasons)[:200],
+        "stored_wins": stored[0], "stored_pushes": stored[1], "stored_losses": stored[2],
+        "expected_wins": expected.wins, "expected_pushes": expected.pushes,
+        "expected_losses": expected.losses,
+    }
+
+
+def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
+    """Re-derive up to ``size`` (``LUCK_AUDIT_SAMPLE``) stored luck estimates
+    not audited yet, oldest first, from the deterministic draw; each gets one
+    ``LuckAudit`` row (the unique row is the claim). Reads only the stored
+    deal. Returns how many were checked and how many were flagged."""
+    size = settings.LUCK_AUDIT_SAMPLE if size is None else size
+    hands = list(
+        Hand.objects.filter(luck_wins__isnull=False, luck_audit__isnull=True)
+        .select_related("deal__table", "seat")
+        .order_by("pk")[:size]
+    )
+    checked = flagged = 0
+    for hand in hands:
+        result = _audit(hand)
+        with transaction.atomic():
+            _, created = LuckAudit.objects.get_or_create(hand_id=hand.pk, defaults=result)
+        if created:
+            checked += 1
+            if not result["ok"]:
+                flagged += 1
+                log.warning("luck estimate of hand %s flagged: %s", hand.pk, result["reason"])
+    return {"checked": checked, "flagged": flagged}
