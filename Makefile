@@ -57,7 +57,7 @@ test: setup lint typecheck
 
 test-sqlite: setup
 	@echo "==> running the database tests again on embedded SQLite, in-memory layer, eager Celery"
-	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services" $(wildcard tests/foundation tests/accounts tests/games tests/api) $(PYTEST_ARGS)
+	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services" $(wildcard tests/foundation tests/accounts tests/games tests/api tests/security) $(PYTEST_ARGS)
 
 lint: $(VENV)/.synced
 	@echo "==> ruff"
@@ -68,9 +68,12 @@ typecheck: $(VENV)/.synced
 	@$(VENV)/bin/mypy --strict games/engine
 
 audit:
+	@mkdir -p var
 	@echo "==> auditing locked Python dependencies for known vulnerabilities"
 	$(UV) export --frozen --format requirements-txt --no-hashes > var/requirements-audit.txt
-	$(VENV)/bin/pip-audit --no-deps --disable-pip -r var/requirements-audit.txt
+	@# --strict: a package that could not be looked up fails the audit instead
+	@# of passing silently ("No known vulnerabilities found" with nothing checked).
+	$(VENV)/bin/pip-audit --no-deps --disable-pip --strict -r var/requirements-audit.txt
 
 bench:
 	$(PY) benchmarks/engine.py

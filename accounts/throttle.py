@@ -2,8 +2,8 @@
 address, a user) over a fixed window; past the limit the action is refused
 with a sentence saying when to try again (even when it would succeed).
 
-``Limiter`` is the shared helper: sign-in uses it per account and per address
-(below); other apps (the invite links in ``games``) make their own with their
+``Limiter`` is the shared helper: sign-in uses it per account and per address,
+sign-up per address (below); other apps (the invite links in ``games``) make their own with their
 own scope and limits.
 """
 
@@ -62,6 +62,11 @@ class Limiter:
 
 
 SIGN_IN = Limiter("signin", {"ip": LIMIT_PER_ADDRESS, "user": LIMIT_PER_ACCOUNT})
+
+# Sign-up: every submitted form counts against the address (accounts made and
+# forms refused alike), so one address cannot mint accounts or probe names in bulk.
+SIGN_UPS_PER_ADDRESS = 10
+SIGN_UP = Limiter("signup", {"ip": SIGN_UPS_PER_ADDRESS})
 
 
 def _key(kind: str, value: str) -> str:

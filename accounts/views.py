@@ -9,7 +9,8 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from .forms import SignUpForm, ThrottledAuthenticationForm
+from . import throttle
+from .forms import SignUpForm, ThrottledAuthenticationForm, client_address
 
 
 class SignInView(LoginView):
@@ -32,8 +33,26 @@ def _safe_next(request: HttpRequest) -> str | None:
 @require_http_methods(["GET", "POST"])
 def sign_up(request: HttpRequest) -> HttpResponse:
     form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(_safe_next(request) or "games:lobby")
-    return render(request, "accounts/sign_up.html", {"form": form, "next": _safe_next(request)})
+    status = 200
+    if request.method == "POST":
+        address = ("ip", client_address(request) or "unknown")
+        wait = throttle.SIGN_UP.minutes_left(address)
+        if wait:
+            form.is_valid()  # bound, so the page shows the sentence with the fields kept
+            form.errors.clear()
+            form.add_error(
+                None,
+                f"Too many sign-ups from your address. Try again in {wait} "
+                f"minute{'' if wait == 1 else 's'}.",
+            )
+            status = 429
+        else:
+            throttle.SIGN_UP.record_failure(address)  # every attempt counts
+            if form.is_valid():
+                user = form.save()
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect(_safe_next(request) or "games:lobby")
+    return render(
+        request, "accounts/sign_up.html", {"form": form, "next": _safe_next(request)},
+        status=status,
+    )

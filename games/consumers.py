@@ -157,7 +157,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_state(message.id)
             return
         try:
-            await database_sync_to_async(self.perform)(message)
+            applied = await database_sync_to_async(self.perform)(message)
         except GameError as exc:
             await self.send_error(exc, message.id)
             return
@@ -165,24 +165,45 @@ class TableConsumer(AsyncWebsocketConsumer):
             log.exception("table %s: %s failed", self.table_id, message.type)
             await self.send_error(ServerError(), message.id)
             return
+        if not applied:  # a resend of an id already applied: the same answer, once
+            await self.send_state(message.id, replayed=True)
+            return
         # The service's transaction has committed: answer, then tell the others.
         await self.send_state(message.id)
         await self.tell_others()
 
-    def perform(self, message: protocol.Message) -> None:
-        ACTIONS[message.type](self.scope["user"], self.table_id, message.fields)
+    def perform(self, message: protocol.Message) -> bool:
+        """Run the message's service; with an ``id``, at most once per seat and id
+        (False: this id was applied before, nothing ran)."""
+        user = self.scope["user"]
+
+        def action() -> object:
+            return ACTIONS[message.type](user, self.table_id, message.fields)
+
+        if message.id is None:
+            action()
+            return True
+        return services.client_message_apply(
+            user=user, table_id=self.table_id, client_id=message.id, kind=message.type,
+            fields=message.fields, action=action,
+        )
 
     async def table_refresh(self, event: dict[str, Any]) -> None:
         """Another seat changed the table: send this seat its own fresh view."""
         if event.get("origin") != self.channel_name:
             await self.send_state()
 
-    async def send_state(self, message_id: str | int | None = None) -> None:
+    async def send_state(
+        self, message_id: str | int | None = None, *, replayed: bool = False
+    ) -> None:
         state = await database_sync_to_async(selectors.table_state)(
             table_id=self.table_id, seat_number=self.seat_number, base_url=self.base_url
         )
         self.other_connected = state["seats"]["other"]["connected"]
-        await self.send_frame({"type": "state", **state}, message_id)
+        frame = {"type": "state", **state}
+        if replayed:
+            frame["replayed"] = True
+        await self.send_frame(frame, message_id)
 
     async def send_error(self, exc: GameError, message_id: str | int | None = None) -> None:
         await self.send_frame({"type": "error", **error_payload(exc)}, message_id)

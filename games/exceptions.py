@@ -195,6 +195,15 @@ class UnknownMessage(BadMessage):
     default_detail = "That message type is not one the table understands."
 
 
+class IdReused(BadMessage):
+    """A resend whose ``id`` this seat already used for a different message."""
+
+    code = "id_reused"
+    default_detail = (
+        "That “id” was already used for a different message: give every new message a new id."
+    )
+
+
 class ServerError(GameError):
     code = "server_error"
     default_detail = "Something went wrong on the server and nothing changed. Try again."

@@ -18,7 +18,10 @@ it, and a heartbeat must never wait behind a settlement.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
+from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -27,12 +30,13 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from . import engine
+from . import engine, upkeep
 from .exceptions import (
     AlreadyLocked,
     AlreadyRevealed,
     DealInProgress,
     FoulNotConfirmed,
+    IdReused,
     InvalidLuck,
     InvalidSetting,
     InvalidStake,
@@ -57,7 +61,7 @@ from .exceptions import (
     TableNotFound,
     TableWaiting,
 )
-from .models import Deal, Hand, Invite, LedgerEntry, Presence, Seat, Table
+from .models import ClientMessage, Deal, Hand, Invite, LedgerEntry, Presence, Seat, Table
 
 LUCK_SAMPLES = 120
 _FLIP = {"win": "loss", "loss": "win", "copy": "copy"}
@@ -256,13 +260,14 @@ def invite_accept(*, user: Any, token: object) -> Table:
             return table
         if Seat.objects.filter(table=table, number=1, user__isnull=False).exists():
             raise TableFull()
-        if invite.revoked_at is not None:
-            raise InviteRevoked()
         if invite.used_at is not None:
             raise InviteUsed()
         now = timezone.now()
+        # Expiry first: a link the upkeep withdrew at its expiry still says "expired".
         if invite.expires_at <= now:
             raise InviteExpired()
+        if invite.revoked_at is not None:
+            raise InviteRevoked()
         _take_seat(table, user)
         invite.used_at, invite.used_by = now, user
         invite.save(update_fields=["used_at", "used_by"])
@@ -564,6 +569,8 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
     deal.status = Deal.Status.REVEALED
     deal.revealed_at = timezone.now()
     deal.save(update_fields=["status", "revealed_at"])
+    # The skill-report aggregates catch up in the background once this commits.
+    upkeep.report_refresh_later(user_ids=[s.user_id for s in seats.values() if s.user_id])
     finished = min(seat.stack for seat in seats.values()) <= 0
     table.status = Table.Status.FINISHED if finished else Table.Status.BETTING
     table.stake, table.stake_proposed, table.stake_proposed_by = None, None, None
@@ -612,3 +619,37 @@ def luck_record(
         )
         _touch(table)
     return hand
+
+
+# --- client message ids -----------------------------------------------------
+
+
+def client_message_apply(
+    *,
+    user: Any,
+    table_id: int,
+    client_id: str | int,
+    kind: str,
+    fields: dict[str, Any],
+    action: Callable[[], object],
+) -> bool:
+    """Apply a socket action once per seat and client ``id``: True when
+    ``action`` (a transition above) ran now, False when this id was applied
+    before (a resend: nothing runs again). The id is recorded in the same
+    transaction as the action, so it commits with it or not at all, and
+    survives restarts. An id reused for a different message is refused."""
+    key = json.dumps(client_id, ensure_ascii=False)
+    digest = hashlib.sha256(
+        json.dumps([kind, fields], sort_keys=True, separators=(",", ":")).encode()
+    ).hexdigest()
+    with transaction.atomic():
+        table = _lock_table(table_id)
+        seat = _seat_of(table, user)
+        seen = ClientMessage.objects.filter(seat=seat, client_id=key).first()
+        if seen is not None:
+            if seen.type != kind or seen.digest != digest:
+                raise IdReused()
+            return False
+        action()
+        ClientMessage.objects.create(seat=seat, client_id=key, type=kind, digest=digest)
+    return True

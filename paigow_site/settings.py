@@ -178,6 +178,15 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# A queue name of its own lets several stacks share one Redis (the tests do).
+CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# Background upkeep (games.tasks), every UPKEEP_SECONDS (default 15 minutes).
+UPKEEP_SECONDS = float(os.environ.get("UPKEEP_SECONDS", "900"))
+CELERY_BEAT_SCHEDULE = {
+    "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
+    "invites-expire": {"task": "games.invites_expire", "schedule": UPKEEP_SECONDS},
+    "luck-audit": {"task": "games.luck_audit", "schedule": UPKEEP_SECONDS * 4},
+}
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -241,9 +250,18 @@ X_FRAME_OPTIONS = "DENY"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Invite tokens are secrets: redacted from every record (paigow_site.logfilters).
+    "filters": {"redact_invites": {"()": "paigow_site.logfilters.RedactInviteTokens"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "filters": ["redact_invites"]},
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-    "loggers": {"daphne": {"level": "WARNING"}},
+    "loggers": {
+        "daphne": {"level": "WARNING"},
+        # Django's own handlers (its DEBUG console, mail_admins) would write a
+        # refused request's path unfiltered: django.* goes to the filtered one.
+        "django": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
 }
 
 # Friend tables: how long an invite link stays good, and how long a table
@@ -252,3 +270,8 @@ LOGGING = {
 INVITE_TTL_HOURS = int(os.environ.get("INVITE_TTL_HOURS", "24"))
 PRESENCE_HEARTBEAT_SECONDS = int(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "20"))
 PRESENCE_TTL_SECONDS = int(os.environ.get("PRESENCE_TTL_SECONDS", "60"))
+
+# Background work: a waiting or betting table untouched this long is closed;
+# the luck audit re-derives this many stored estimates per run.
+TABLE_IDLE_HOURS = float(os.environ.get("TABLE_IDLE_HOURS", "24"))
+LUCK_AUDIT_SAMPLE = int(os.environ.get("LUCK_AUDIT_SAMPLE", "50"))

@@ -15,10 +15,39 @@ SHARED = REPO.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
+@pytest.fixture(autouse=True)
+def fresh_sign_up_throttle(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sign-up counts (per address: every test client is 127.0.0.1) of one test,
+    or of an earlier run on a shared Redis cache, never reach another test."""
+    import uuid
+
+    from accounts import throttle
+
+    limiter = throttle.SIGN_UP
+    monkeypatch.setattr(
+        throttle,
+        "SIGN_UP",
+        throttle.Limiter(f"signup-test-{uuid.uuid4().hex}", dict(limiter.limits), limiter.window),
+    )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture(autouse=True, scope="session")
+def celery_in_process() -> Iterator[None]:
+    """Tasks queued by the code under test run at once, in this process, even
+    with REDIS_URL set: nothing is left on a broker for a worker to find. The
+    multi-process tests run their own worker against the real broker."""
+    from paigow_site.celery import app
+
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager, app.conf.task_eager_propagates = True, True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
 @pytest.fixture
@@ -61,3 +90,15 @@ def browser() -> Iterator[Any]:
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layer() -> Iterator[None]:
+    """A new channel layer per test: each async test runs on its own event
+    loop, and a channels-redis layer built on an earlier loop holds locks bound
+    to it ("bound to a different event loop"), so reuse is flaky on Redis."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()

@@ -82,6 +82,7 @@ def _run_schemathesis(headers: dict[str, str]) -> None:
     deadline = time.monotonic() + 30
     seen: list[str] = []
     statuses: set[int] = set()
+    calls: list[int] = []
     for result in schema.get_all_operations():
         operation = result.ok()
         seen.append(operation.path)
@@ -94,8 +95,10 @@ def _run_schemathesis(headers: dict[str, str]) -> None:
                 return
             response = case.call(headers=headers)
             statuses.add(response.status_code)
+            calls.append(response.status_code)
             assert response.status_code < 500, (case.path, case.query, response.text[:300])
 
         run()
+    print(f"\nschemathesis: {len(calls)} requests, statuses {sorted(statuses)}")
     assert ENDPOINTS <= set(seen)
     assert 200 in statuses  # authenticated: it reached real answers, not only refusals

@@ -33,8 +33,13 @@ def house_front(cards: str) -> list[str]:
 
 
 def assert_ledger_invariants() -> None:
-    """Every stack is its start plus its ledger entries, in both ledgers; every
-    revealed deal is settled exactly once and no open deal is settled at all."""
+    """Every stack is its start plus its ledger entries, in both ledgers; the
+    two stacks of a table add up to twice the start (2,000: no chip is made or
+    lost, friend or solo); every revealed deal is settled exactly once and no
+    open deal is settled at all."""
+    for table in Table.objects.all():
+        stacks = list(Seat.objects.filter(table=table).values_list("stack", flat=True))
+        assert len(stacks) == 2 and sum(stacks) == 2 * table.starting_stack, (table, stacks)
     for seat in Seat.objects.select_related("table"):
         start = Decimal(seat.table.starting_stack)
         actual = LedgerEntry.objects.filter(seat=seat, ledger="actual").aggregate(s=Sum("amount"))

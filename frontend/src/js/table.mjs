@@ -92,6 +92,10 @@ function ask(request) {
 
 let socket = null;
 let nextId = 1;
+// The server applies an action once per seat and id, across reloads and
+// restarts: ids are this page load's random prefix plus a counter.
+const idPrefix = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) =>
+  b.toString(16).padStart(2, "0")).join("");
 let retry = 0;
 const pending = new Map(); // message id -> what to do when its reply arrives
 const silent = new Map(); // message id -> error codes to swallow
@@ -101,7 +105,7 @@ function send(message, then, quiet = []) {
     showError("Not connected to the table yet. Wait a moment and try again.");
     return;
   }
-  const id = String(nextId++);
+  const id = `${idPrefix}-${nextId++}`;
   if (then) pending.set(id, then);
   if (quiet.length) silent.set(id, quiet);
   socket.send(JSON.stringify({ ...message, id }));
