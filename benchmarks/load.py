@@ -1,0 +1,647 @@
+"""Server load: N friend tables played through whole deals over WebSockets.
+
+    .venv/bin/python benchmarks/load.py --tables 50 200 500 --think 5 --seconds 60
+
+One command starts the stack on loopback, plays, measures and stops it:
+
+- PostgreSQL: a dedicated database (``--database``, default ``paigow_bench``
+  on ``postgres@127.0.0.1``), created when missing and migrated;
+- Redis database 7 (``--redis``): channels-redis layer, cache, Celery broker;
+- a Celery worker (``celery -A paigow_site worker -c 1``) and daphne, both
+  with ``DJANGO_DEBUG=0`` (``SECURE_SSL_REDIRECT=0``: plain HTTP on loopback)
+  and ``DB_CONN_MAX_AGE`` (``--conn-max-age``, default 60).
+
+Players are made directly in that database (``bulk_create``; no HTTP sign-up)
+and signed in by creating their sessions with Django's ``SessionStore`` (the
+cookie the browser would get from sign-in). Each table is opened and joined
+through ``services.table_start`` and ``services.invite_accept``.
+
+Each table runs two socket clients (a minimal RFC 6455 client on asyncio
+streams; no extra dependency) through whole deals, as the page does:
+seat 0 proposes a stake of 1, seat 1 accepts, seat 0 deals; each seat thinks
+for ``uniform(0.5, 1.5) × --think`` seconds and locks the house way; after the
+reveal each seat sends its luck counts; 0.2 s later the next deal starts.
+
+Measured for each N over ``--seconds`` after every table has played its first
+deal: deals/s, the lock-to-reveal latency (from sending the second lock of a
+deal to both seats having received the revealed state; p50/p95/p99), errors
+(error frames, timeouts, dropped sockets), and CPU (% of one core) and peak
+RSS of daphne and of the Celery worker (with its pool), from /proc.
+
+Bounded: at most 1,000 tables and 600 s a run; loopback addresses only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import json
+import os
+import random
+import secrets
+import signal
+import statistics
+import struct
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.live_site import free_port, wait_healthy
+
+MAX_TABLES = 1000
+MAX_SECONDS = 600
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+# --- the stack ----------------------------------------------------------------
+
+
+def stack_env(args: argparse.Namespace) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(
+        DATABASE_URL=f"postgres://{args.pg_user}@{args.pg_host}:5432/{args.database}",
+        REDIS_URL=args.redis,
+        DJANGO_DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(64),
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECURE_SSL_REDIRECT="0",
+        DB_CONN_MAX_AGE=str(args.conn_max_age),
+        DJANGO_SETTINGS_MODULE="paigow_site.settings",
+    )
+    for url in (env["DATABASE_URL"], env["REDIS_URL"]):
+        host = urlparse(url).hostname
+        if host not in LOOPBACK:
+            raise SystemExit(f"load.py only runs against loopback services, not {host}")
+    return env
+
+
+def ensure_database(args: argparse.Namespace, env: dict[str, str]) -> None:
+    exists = subprocess.run(
+        [
+            "psql",
+            "-h",
+            args.pg_host,
+            "-U",
+            args.pg_user,
+            "-tAc",
+            f"select 1 from pg_database where datname = '{args.database}'",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not exists:
+        subprocess.run(
+            [
+                "psql",
+                "-h",
+                args.pg_host,
+                "-U",
+                args.pg_user,
+                "-c",
+                f'create database "{args.database}"',
+            ],
+            check=True,
+        )
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=REPO,
+        env=env,
+        check=True,
+    )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+@contextmanager
+def stack(env: dict[str, str], log_dir: Path, app: str = "paigow_site.asgi:application"):
+    log_dir.mkdir(parents=True, exist_ok=True)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "paigow_site",
+            "worker",
+            "-c",
+            "1",
+            "--loglevel",
+            "WARNING",
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=(log_dir / "worker.log").open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    port = free_port()
+    daphne = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            app,
+        ],
+        cwd=REPO,
+        env=env,
+        stdout=(log_dir / "daphne.log").open("wb"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        wait_healthy(f"http://127.0.0.1:{port}", daphne)
+        yield port, daphne, worker
+    finally:
+        stop(daphne)
+        stop(worker)
+
+
+# --- /proc -------------------------------------------------------------------
+
+TICKS = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and its descendants."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            children.setdefault(ppid, []).append(int(entry))
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        out.append(p)
+        todo.extend(children.get(p, []))
+    return out
+
+
+def cpu_rss(pid: int) -> tuple[float, int]:
+    """CPU seconds (user+system) and RSS bytes of a process tree."""
+    cpu, rss = 0.0, 0
+    for p in tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            pages = int(Path(f"/proc/{p}/statm").read_text().split()[1])
+        except OSError:
+            continue
+        cpu += (int(fields[11]) + int(fields[12])) / TICKS
+        rss += pages * PAGE
+    return cpu, rss
+
+
+def system_cpu() -> tuple[float, float]:
+    """(busy, total) jiffies of the whole machine."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]
+    return sum(values) - idle, sum(values)
+
+
+# --- players and tables ---------------------------------------------------------
+
+
+def seed_tables(count: int, run: str) -> list[dict[str, Any]]:
+    """``count`` friend tables, both seats signed in; their ids and cookies."""
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import (
+        BACKEND_SESSION_KEY,
+        HASH_SESSION_KEY,
+        SESSION_KEY,
+        get_user_model,
+    )
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from games import services
+    from games.models import Invite
+
+    User = get_user_model()
+    users = [User(username=f"load-{run}-{i}") for i in range(2 * count)]
+    for user in users:
+        user.set_unusable_password()
+    User.objects.bulk_create(users)
+    users = list(User.objects.filter(username__startswith=f"load-{run}-").order_by("id"))
+    backend = (
+        settings.AUTHENTICATION_BACKENDS[0]
+        if getattr(settings, "AUTHENTICATION_BACKENDS", None)
+        else "django.contrib.auth.backends.ModelBackend"
+    )
+
+    def cookie(user: Any) -> str:
+        store = SessionStore()
+        store[SESSION_KEY] = str(user.pk)
+        store[BACKEND_SESSION_KEY] = backend
+        store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        store.create()
+        return f"{settings.SESSION_COOKIE_NAME}={store.session_key}"
+
+    tables = []
+    for i in range(count):
+        host, friend = users[2 * i], users[2 * i + 1]
+        table = services.table_start(user=host, mode="friend")
+        token = Invite.objects.filter(table=table).values_list("token", flat=True).get()
+        services.invite_accept(user=friend, token=token)
+        tables.append({"id": table.pk, "cookies": [cookie(host), cookie(friend)]})
+    from django.db import connections
+
+    connections.close_all()
+    return tables
+
+
+# --- a minimal WebSocket client (RFC 6455, text frames) ---------------------------
+
+
+class Closed(Exception):
+    pass
+
+
+class Socket:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader, self.writer = reader, writer
+
+    @classmethod
+    async def connect(cls, port: int, path: str, cookie: str) -> Socket:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            (
+                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+                f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
+            ).encode()
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        if b" 101 " not in head.split(b"\r\n", 1)[0]:
+            raise Closed(head.split(b"\r\n", 1)[0].decode())
+        return cls(reader, writer)
+
+    def _frame(self, opcode: int, payload: bytes) -> bytes:
+        n = len(payload)
+        head = bytes([0x80 | opcode])
+        if n < 126:
+            head += bytes([0x80 | n])
+        elif n < 65536:
+            head += bytes([0x80 | 126]) + struct.pack("!H", n)
+        else:
+            head += bytes([0x80 | 127]) + struct.pack("!Q", n)
+        mask = os.urandom(4)
+        repeated = (mask * (n // 4 + 1))[:n]
+        masked = (int.from_bytes(payload, "big") ^ int.from_bytes(repeated, "big")).to_bytes(
+            n, "big"
+        )
+        return head + mask + masked
+
+    async def send(self, message: dict[str, Any]) -> None:
+        self.writer.write(self._frame(0x1, json.dumps(message).encode()))
+        await self.writer.drain()
+
+    async def recv(self) -> dict[str, Any]:
+        parts: list[bytes] = []
+        while True:
+            b0, b1 = await self.reader.readexactly(2)
+            n = b1 & 0x7F
+            if n == 126:
+                (n,) = struct.unpack("!H", await self.reader.readexactly(2))
+            elif n == 127:
+                (n,) = struct.unpack("!Q", await self.reader.readexactly(8))
+            mask = await self.reader.readexactly(4) if b1 & 0x80 else None
+            data = await self.reader.readexactly(n)
+            if mask:
+                data = bytes(c ^ mask[i % 4] for i, c in enumerate(data))
+            opcode = b0 & 0x0F
+            if opcode == 0x8:
+                code = struct.unpack("!H", data[:2])[0] if len(data) >= 2 else 1005
+                raise Closed(f"closed by the server ({code})")
+            if opcode == 0x9:
+                self.writer.write(self._frame(0xA, data))
+                continue
+            if opcode == 0xA:
+                continue
+            parts.append(data)
+            if b0 & 0x80:
+                return json.loads(b"".join(parts))
+
+    def close(self) -> None:
+        try:
+            self.writer.write(self._frame(0x8, struct.pack("!H", 1000)))
+            self.writer.close()
+        except (ConnectionError, RuntimeError):  # already gone, or the loop is closing
+            return
+
+
+# --- players ----------------------------------------------------------------------
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.window: tuple[float, float] = (float("inf"), float("inf"))
+        self.deals = 0
+        self.latencies: list[float] = []
+        self.errors: dict[str, int] = {}
+        self.first_deals = 0
+
+    def error(self, kind: str) -> None:
+        self.errors[kind] = self.errors.get(kind, 0) + 1
+
+    def in_window(self, t: float) -> bool:
+        return self.window[0] <= t <= self.window[1]
+
+
+class Seat:
+    """One seat's socket: a reader task keeps the latest state and answers waiters."""
+
+    def __init__(self, sock: Socket, stats: Stats) -> None:
+        self.sock, self.stats = sock, stats
+        self.state: dict[str, Any] | None = None
+        self.replies: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.changed = asyncio.Event()
+        self.revealed_at: dict[int, float] = {}
+        self.next_id = 0
+        self.reader = asyncio.create_task(self.read())
+
+    async def read(self) -> None:
+        try:
+            while True:
+                frame = await self.sock.recv()
+                now = time.perf_counter()
+                if frame.get("type") == "state":
+                    self.state = frame
+                    deal = frame.get("deal")
+                    if deal and deal.get("revealed") and deal["number"] not in self.revealed_at:
+                        self.revealed_at[deal["number"]] = now
+                    self.changed.set()
+                future = self.replies.pop(str(frame.get("id")), None) if "id" in frame else None
+                if future is not None and not future.done():
+                    future.set_result(frame)
+        except (Closed, asyncio.IncompleteReadError, ConnectionError) as exc:
+            for future in self.replies.values():
+                if not future.done():
+                    future.set_exception(Closed(str(exc)))
+            self.changed.set()
+            raise
+
+    async def request(self, message: dict[str, Any], timeout: float = 30) -> dict[str, Any]:
+        self.next_id += 1
+        key = str(self.next_id)
+        future = asyncio.get_running_loop().create_future()
+        self.replies[key] = future
+        await self.sock.send({**message, "id": key})
+        reply = await asyncio.wait_for(future, timeout)
+        if reply.get("type") == "error":
+            raise GameReply(reply["error"])
+        return reply
+
+    async def until(self, check, timeout: float = 30) -> dict[str, Any]:
+        deadline = time.perf_counter() + timeout
+        while True:
+            if self.state is not None and check(self.state):
+                return self.state
+            if self.reader.done():
+                raise Closed("socket closed")
+            self.changed.clear()
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise TimeoutError()
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except TimeoutError:
+                pass
+
+
+class GameReply(Exception):
+    pass
+
+
+def house_front(cards: list[str]) -> list[str]:
+    from games.engine import house_way
+
+    return list(house_way(cards).setting.front)
+
+
+async def play_table(
+    table: dict[str, Any], port: int, stats: Stats, think: float, stop_at: float, start_delay: float
+) -> None:
+    await asyncio.sleep(start_delay)
+    path = f"/ws/tables/{table['id']}/"
+    seats: list[Seat] = []
+    try:
+        for cookie in table["cookies"]:
+            seats.append(Seat(await Socket.connect(port, path, cookie), stats))
+        a, b = seats
+        first = True
+        while time.perf_counter() < stop_at:
+            await a.request({"type": "stake", "amount": 1})
+            await b.until(lambda s: (s["table"]["proposal"] or {}).get("by") == "other")
+            await b.request({"type": "accept_stake"})
+            reply = await a.request({"type": "deal"})
+            number = reply["deal"]["number"]
+
+            def dealt(s: dict[str, Any], number: int = number) -> bool:
+                return (s.get("deal") or {}).get("number") == number
+
+            def revealed(s: dict[str, Any], number: int = number) -> bool:
+                return dealt(s, number) and s["deal"]["revealed"]
+
+            state_b = await b.until(dealt)
+            sent: list[float] = []
+
+            async def lock(
+                seat: Seat, cards: list[str], number: int = number, sent: list[float] = sent
+            ) -> None:
+                await asyncio.sleep(random.uniform(0.5, 1.5) * think)
+                sent.append(time.perf_counter())
+                await seat.request({"type": "lock", "front": house_front(cards), "deal": number})
+
+            await asyncio.gather(
+                lock(a, reply["deal"]["you"]["cards"]), lock(b, state_b["deal"]["you"]["cards"])
+            )
+            for seat in seats:
+                await seat.until(revealed, timeout=10)
+            done = max(seat.revealed_at[number] for seat in seats)
+            if stats.in_window(done):
+                stats.deals += 1
+                stats.latencies.append(done - max(sent))
+            if first:
+                stats.first_deals += 1
+                first = False
+            for seat in seats:
+                wins = random.randint(0, 120)
+                pushes = random.randint(0, 120 - wins)
+                await seat.request(
+                    {
+                        "type": "luck",
+                        "deal": number,
+                        "wins": wins,
+                        "pushes": pushes,
+                        "losses": 120 - wins - pushes,
+                    }
+                )
+            await asyncio.sleep(0.2)
+    except GameReply as exc:
+        stats.error(f"error frame {exc}")
+    except TimeoutError:
+        stats.error("timeout")
+    except (Closed, asyncio.IncompleteReadError, ConnectionError, OSError) as exc:
+        stats.error(f"socket: {type(exc).__name__} {exc}"[:80])
+    finally:
+        for seat in seats:
+            seat.reader.cancel()
+            seat.sock.close()
+
+
+async def run_load(
+    tables: list[dict[str, Any]],
+    port: int,
+    think: float,
+    seconds: float,
+    daphne_pid: int,
+    worker_pid: int,
+) -> dict[str, Any]:
+    stats = Stats()
+    ramp = min(10.0, 0.02 * len(tables))
+    # Every table's first deal (connect + think) lands before the window opens.
+    warm = ramp + 1.5 * think + 3
+    start = time.perf_counter()
+    stop_at = start + warm + seconds
+    tasks = [
+        asyncio.create_task(play_table(t, port, stats, think, stop_at, ramp * i / len(tables)))
+        for i, t in enumerate(tables)
+    ]
+    await asyncio.sleep(warm)
+    stats.window = (time.perf_counter(), stop_at)
+    d0, w0 = cpu_rss(daphne_pid), cpu_rss(worker_pid)
+    s0 = system_cpu()
+    peak_d, peak_w = d0[1], w0[1]
+    load = []
+    while time.perf_counter() < stop_at:
+        await asyncio.sleep(1)
+        peak_d, peak_w = max(peak_d, cpu_rss(daphne_pid)[1]), max(peak_w, cpu_rss(worker_pid)[1])
+        load.append(os.getloadavg()[0])
+    d1, w1, s1 = cpu_rss(daphne_pid), cpu_rss(worker_pid), system_cpu()
+    await asyncio.wait(tasks, timeout=20)
+    for task in tasks:
+        task.cancel()
+    lat = sorted(stats.latencies)
+
+    def pct(p: float) -> float | None:
+        return lat[min(len(lat) - 1, int(p * len(lat)))] * 1000 if lat else None
+
+    return {
+        "tables": len(tables),
+        "think": think,
+        "seconds": seconds,
+        "deals": stats.deals,
+        "deals_per_s": stats.deals / seconds,
+        "p50_ms": statistics.median(lat) * 1000 if lat else None,
+        "p95_ms": pct(0.95),
+        "p99_ms": pct(0.99),
+        "max_ms": lat[-1] * 1000 if lat else None,
+        "errors": sum(stats.errors.values()),
+        "error_kinds": stats.errors,
+        "daphne_cpu_pct": 100 * (d1[0] - d0[0]) / seconds,
+        "daphne_rss_mb": peak_d / 2**20,
+        "worker_cpu_pct": 100 * (w1[0] - w0[0]) / seconds,
+        "worker_rss_mb": peak_w / 2**20,
+        "machine_busy_pct": 100 * (s1[0] - s0[0]) / max(1, s1[1] - s0[1]),
+        "load_avg_max": max(load) if load else None,
+        "load_avg_start": load[0] if load else None,
+    }
+
+
+def report(row: dict[str, Any]) -> str:
+    def ms(v: float | None) -> str:
+        return "-" if v is None else f"{v:.0f}"
+
+    return (
+        f"N={row['tables']:>4} think={row['think']:g}s: {row['deals_per_s']:6.1f} deals/s "
+        f"({row['deals']} in {row['seconds']:g} s); lock→reveal p50 {ms(row['p50_ms'])} ms, "
+        f"p95 {ms(row['p95_ms'])} ms, p99 {ms(row['p99_ms'])} ms, max {ms(row['max_ms'])} ms; "
+        f"errors {row['errors']}{' ' + json.dumps(row['error_kinds']) if row['errors'] else ''}; "
+        f"daphne {row['daphne_cpu_pct']:.0f}% CPU {row['daphne_rss_mb']:.0f} MB, "
+        f"worker {row['worker_cpu_pct']:.0f}% CPU {row['worker_rss_mb']:.0f} MB; "
+        f"machine busy {row['machine_busy_pct']:.0f}% of 2 cores, load avg {row['load_avg_start']:.2f}"
+        f"→{row['load_avg_max']:.2f}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, nargs="+", default=[50, 200, 500])
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs="+",
+        default=[5.0],
+        help="think times to try, each with every --tables",
+    )
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--database", default="paigow_bench")
+    parser.add_argument("--pg-host", default="127.0.0.1")
+    parser.add_argument("--pg-user", default="postgres")
+    parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
+    parser.add_argument("--conn-max-age", type=int, default=60)
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument(
+        "--app",
+        default="paigow_site.asgi:application",
+        help="the ASGI application daphne serves (e.g. benchmarks.asgi_threaded:application)",
+    )
+    args = parser.parse_args()
+    if any(not 1 <= n <= MAX_TABLES for n in args.tables) or not 1 <= args.seconds <= MAX_SECONDS:
+        raise SystemExit(f"--tables 1..{MAX_TABLES}, --seconds 1..{MAX_SECONDS}")
+    env = stack_env(args)
+    print(
+        f"$ .venv/bin/python benchmarks/load.py --tables {' '.join(map(str, args.tables))} "
+        f"--think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
+    )
+    print(
+        time.strftime("%Y-%m-%d %H:%M %Z"),
+        f"nproc {os.cpu_count()}, load avg {os.getloadavg()[0]:.2f}",
+    )
+    ensure_database(args, env)
+    os.environ.update(env)
+    rows = []
+    print(f"daphne serves {args.app}")
+    with stack(env, REPO / "var" / "bench", args.app) as (port, daphne, worker):
+        for think in args.think:
+            for n in args.tables:
+                tables = seed_tables(n, f"{int(time.time())}-{n}-{think:g}")
+                row = asyncio.run(
+                    run_load(tables, port, think, args.seconds, daphne.pid, worker.pid)
+                )
+                rows.append(row)
+                print(report(row), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""Where a deal's server time goes: each step of a friend deal, timed, with its queries.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/paigow_bench \
+        .venv/bin/python benchmarks/profile_deal.py [--deals 50] [--cprofile STEP]
+
+Runs ``--deals`` whole friend deals through the same calls the table socket
+makes (each service call, then ``selectors.table_state`` for both seats, as
+the acting consumer answers and the other seat's consumer refreshes), on the
+database in the environment (the embedded SQLite when none), and prints the
+median time and the query count of every step. ``--cprofile STEP`` prints the
+top of a cProfile of that step (e.g. ``lock2`` or ``state``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import pstats
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paigow_site.settings")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=50)
+    parser.add_argument("--cprofile", default=None)
+    args = parser.parse_args()
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games import selectors, services
+    from games.engine import house_way
+    from games.models import Invite
+
+    User = get_user_model()
+    stamp = f"{time.time_ns()}"
+    host = User.objects.create(username=f"prof-{stamp}-a")
+    friend = User.objects.create(username=f"prof-{stamp}-b")
+    table = services.table_start(user=host, mode="friend")
+    services.invite_accept(user=friend, token=Invite.objects.get(table=table).token)
+    tid = table.pk
+    times: dict[str, list[float]] = {}
+    queries: dict[str, list[int]] = {}
+    profiler = cProfile.Profile() if args.cprofile else None
+
+    def step(name: str, call):
+        with CaptureQueriesContext(connection) as captured:
+            if profiler and name == args.cprofile:
+                profiler.enable()
+            start = time.perf_counter()
+            result = call()
+            elapsed = time.perf_counter() - start
+            if profiler and name == args.cprofile:
+                profiler.disable()
+        times.setdefault(name, []).append(elapsed)
+        queries.setdefault(name, []).append(len(captured))
+        return result
+
+    def states(after: str) -> None:
+        for seat in (0, 1):
+            step("state", lambda s=seat: selectors.table_state(table_id=tid, seat_number=s))
+
+    for _ in range(args.deals):
+        step("stake", lambda: services.stake_propose(user=host, table_id=tid, amount=1))
+        states("stake")
+        step("accept", lambda: services.stake_accept(user=friend, table_id=tid))
+        states("accept")
+        deal = step("deal", lambda: services.deal_start(user=host, table_id=tid))
+        states("deal")
+        for name, user, seat in (("lock1", host, 0), ("lock2", friend, 1)):
+            cards = selectors.table_state(table_id=tid, seat_number=seat)["deal"]["you"]["cards"]
+            front = list(house_way(cards).setting.front)
+            step(
+                name,
+                lambda u=user, f=front, n=deal.number: services.setting_lock(
+                    user=u, table_id=tid, front=f, deal_number=n
+                ),
+            )
+            states(name)
+        for user in (host, friend):
+            step(
+                "luck",
+                lambda u=user, n=deal.number: services.luck_record(
+                    user=u, table_id=tid, deal_number=n, wins=60, pushes=0, losses=60
+                ),
+            )
+            states("luck")
+    print(f"{args.deals} friend deals on {connection.vendor}; median ms and queries per call:")
+    total = 0.0
+    for name, values in times.items():
+        per_deal = sum(values) / args.deals
+        total += per_deal
+        print(
+            f"  {name:7s} {statistics.median(values) * 1000:7.2f} ms  {statistics.median(queries[name]):4.0f} queries"
+            f"  ({len(values) // args.deals}× a deal: {per_deal * 1000:6.2f} ms a deal)"
+        )
+    print(f"  total   {total * 1000:7.2f} ms a deal")
+    if profiler:
+        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+
+
+if __name__ == "__main__":
+    main()
