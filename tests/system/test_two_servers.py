@@ -361,7 +361,9 @@ def test_two_servers_one_game(system_database: str, tmp_path: Path) -> None:
         phases["servers up"] = time.monotonic() - started
         assert first != second
         cookies = (sign_in(first, "ada"), sign_in(second, "grace"))
-        asyncio.run(play((first, second), cookies, ids["table"]))
+        # Its own thread: the session's Playwright driver may own this one's loop.
+        with ThreadPoolExecutor(1) as runner:
+            runner.submit(asyncio.run, play((first, second), cookies, ids["table"])).result()
         phases["20 deals played"] = time.monotonic() - started
 
         hands = """select u.username, r.hands from games_playerreport r
