@@ -130,7 +130,9 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def stack(env: dict[str, str], log_dir: Path, app: str = "paigow_site.asgi:application"):
+def stack(
+    env: dict[str, str], log_dir: Path, app: str = "paigow_site.asgi:application", servers: int = 1
+):
     log_dir.mkdir(parents=True, exist_ok=True)
     worker = subprocess.Popen(
         [
@@ -151,29 +153,26 @@ def stack(env: dict[str, str], log_dir: Path, app: str = "paigow_site.asgi:appli
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
-    port = free_port()
-    daphne = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            app,
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=(log_dir / "daphne.log").open("wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    ports, daphnes = [], []
+    for i in range(servers):
+        ports.append(free_port())
+        daphnes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(ports[-1]), app],
+                cwd=REPO,
+                env=env,
+                stdout=(log_dir / f"daphne-{i}.log").open("wb"),
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        )
     try:
-        wait_healthy(f"http://127.0.0.1:{port}", daphne)
-        yield port, daphne, worker
+        for port, daphne in zip(ports, daphnes, strict=True):
+            wait_healthy(f"http://127.0.0.1:{port}", daphne)
+        yield ports, daphnes, worker
     finally:
-        stop(daphne)
+        for daphne in daphnes:
+            stop(daphne)
         stop(worker)
 
 
@@ -202,10 +201,10 @@ def tree(pid: int) -> list[int]:
     return out
 
 
-def cpu_rss(pid: int) -> tuple[float, int]:
-    """CPU seconds (user+system) and RSS bytes of a process tree."""
+def cpu_rss(*pids: int) -> tuple[float, int]:
+    """CPU seconds (user+system) and RSS bytes of process trees."""
     cpu, rss = 0.0, 0
-    for p in tree(pid):
+    for p in (p for pid in pids for p in tree(pid)):
         try:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             pages = int(Path(f"/proc/{p}/statm").read_text().split()[1])
@@ -447,20 +446,30 @@ def house_front(cards: list[str]) -> list[str]:
 
 
 async def play_table(
-    table: dict[str, Any], port: int, stats: Stats, think: float, stop_at: float, start_delay: float
+    table: dict[str, Any],
+    ports: list[int],
+    stats: Stats,
+    think: float,
+    stop_at: float,
+    start_delay: float,
 ) -> None:
     await asyncio.sleep(start_delay)
     path = f"/ws/tables/{table['id']}/"
     seats: list[Seat] = []
+    step = "connect"
     try:
-        for cookie in table["cookies"]:
+        for port, cookie in zip(ports, table["cookies"], strict=True):
             seats.append(Seat(await Socket.connect(port, path, cookie), stats))
         a, b = seats
         first = True
         while time.perf_counter() < stop_at:
+            step = "stake"
             await a.request({"type": "stake", "amount": 1})
+            step = "proposal seen"
             await b.until(lambda s: (s["table"]["proposal"] or {}).get("by") == "other")
+            step = "accept"
             await b.request({"type": "accept_stake"})
+            step = "deal"
             reply = await a.request({"type": "deal"})
             number = reply["deal"]["number"]
 
@@ -470,7 +479,9 @@ async def play_table(
             def revealed(s: dict[str, Any], number: int = number) -> bool:
                 return dealt(s, number) and s["deal"]["revealed"]
 
+            step = "deal seen"
             state_b = await b.until(dealt)
+            step = "lock"
             sent: list[float] = []
 
             async def lock(
@@ -483,6 +494,7 @@ async def play_table(
             await asyncio.gather(
                 lock(a, reply["deal"]["you"]["cards"]), lock(b, state_b["deal"]["you"]["cards"])
             )
+            step = "reveal seen"
             for seat in seats:
                 await seat.until(revealed, timeout=10)
             done = max(seat.revealed_at[number] for seat in seats)
@@ -492,6 +504,7 @@ async def play_table(
             if first:
                 stats.first_deals += 1
                 first = False
+            step = "luck"
             for seat in seats:
                 wins = random.randint(0, 120)
                 pushes = random.randint(0, 120 - wins)
@@ -508,7 +521,7 @@ async def play_table(
     except GameReply as exc:
         stats.error(f"error frame {exc}")
     except TimeoutError:
-        stats.error("timeout")
+        stats.error(f"timeout ({step})")
     except (Closed, asyncio.IncompleteReadError, ConnectionError, OSError) as exc:
         stats.error(f"socket: {type(exc).__name__} {exc}"[:80])
     finally:
@@ -517,12 +530,20 @@ async def play_table(
             seat.sock.close()
 
 
+def socket_ports(ports: list[int], index: int) -> list[int]:
+    """The server each seat of table ``index`` connects to: sockets are spread
+    over the servers in turn, as a load balancer would, so with two servers
+    the seats of a table always sit on different processes and every refresh
+    crosses Redis (the harder case)."""
+    return [ports[(2 * index + seat) % len(ports)] for seat in (0, 1)]
+
+
 async def run_load(
     tables: list[dict[str, Any]],
-    port: int,
+    ports: list[int],
     think: float,
     seconds: float,
-    daphne_pid: int,
+    daphne_pids: list[int],
     worker_pid: int,
 ) -> dict[str, Any]:
     stats = Stats()
@@ -532,20 +553,23 @@ async def run_load(
     start = time.perf_counter()
     stop_at = start + warm + seconds
     tasks = [
-        asyncio.create_task(play_table(t, port, stats, think, stop_at, ramp * i / len(tables)))
+        asyncio.create_task(
+            play_table(t, socket_ports(ports, i), stats, think, stop_at, ramp * i / len(tables))
+        )
         for i, t in enumerate(tables)
     ]
     await asyncio.sleep(warm)
     stats.window = (time.perf_counter(), stop_at)
-    d0, w0 = cpu_rss(daphne_pid), cpu_rss(worker_pid)
-    s0 = system_cpu()
+    d0, w0 = cpu_rss(*daphne_pids), cpu_rss(worker_pid)
+    s0, c0 = system_cpu(), time.process_time()
     peak_d, peak_w = d0[1], w0[1]
     load = []
     while time.perf_counter() < stop_at:
         await asyncio.sleep(1)
-        peak_d, peak_w = max(peak_d, cpu_rss(daphne_pid)[1]), max(peak_w, cpu_rss(worker_pid)[1])
+        peak_d, peak_w = max(peak_d, cpu_rss(*daphne_pids)[1]), max(peak_w, cpu_rss(worker_pid)[1])
         load.append(os.getloadavg()[0])
-    d1, w1, s1 = cpu_rss(daphne_pid), cpu_rss(worker_pid), system_cpu()
+    d1, w1, s1 = cpu_rss(*daphne_pids), cpu_rss(worker_pid), system_cpu()
+    clients_cpu = time.process_time() - c0
     await asyncio.wait(tasks, timeout=20)
     for task in tasks:
         task.cancel()
@@ -556,6 +580,7 @@ async def run_load(
 
     return {
         "tables": len(tables),
+        "servers": len(daphne_pids),
         "think": think,
         "seconds": seconds,
         "deals": stats.deals,
@@ -570,6 +595,7 @@ async def run_load(
         "daphne_rss_mb": peak_d / 2**20,
         "worker_cpu_pct": 100 * (w1[0] - w0[0]) / seconds,
         "worker_rss_mb": peak_w / 2**20,
+        "clients_cpu_pct": 100 * clients_cpu / seconds,
         "machine_busy_pct": 100 * (s1[0] - s0[0]) / max(1, s1[1] - s0[1]),
         "load_avg_max": max(load) if load else None,
         "load_avg_start": load[0] if load else None,
@@ -581,12 +607,13 @@ def report(row: dict[str, Any]) -> str:
         return "-" if v is None else f"{v:.0f}"
 
     return (
-        f"N={row['tables']:>4} think={row['think']:g}s: {row['deals_per_s']:6.1f} deals/s "
+        f"N={row['tables']:>4} servers={row['servers']} think={row['think']:g}s: {row['deals_per_s']:6.1f} deals/s "
         f"({row['deals']} in {row['seconds']:g} s); lock→reveal p50 {ms(row['p50_ms'])} ms, "
         f"p95 {ms(row['p95_ms'])} ms, p99 {ms(row['p99_ms'])} ms, max {ms(row['max_ms'])} ms; "
         f"errors {row['errors']}{' ' + json.dumps(row['error_kinds']) if row['errors'] else ''}; "
         f"daphne {row['daphne_cpu_pct']:.0f}% CPU {row['daphne_rss_mb']:.0f} MB, "
         f"worker {row['worker_cpu_pct']:.0f}% CPU {row['worker_rss_mb']:.0f} MB; "
+        f"load generator {row['clients_cpu_pct']:.0f}% CPU; "
         f"machine busy {row['machine_busy_pct']:.0f}% of 2 cores, load avg {row['load_avg_start']:.2f}"
         f"→{row['load_avg_max']:.2f}"
     )
@@ -608,6 +635,9 @@ def main() -> None:
     parser.add_argument("--pg-user", default="postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
     parser.add_argument("--conn-max-age", type=int, default=60)
+    parser.add_argument(
+        "--servers", type=int, default=1, help="daphne processes; sockets are spread over them"
+    )
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument(
         "--app",
@@ -620,7 +650,7 @@ def main() -> None:
     env = stack_env(args)
     print(
         f"$ .venv/bin/python benchmarks/load.py --tables {' '.join(map(str, args.tables))} "
-        f"--think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
+        f"--servers {args.servers} --think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
     )
     print(
         time.strftime("%Y-%m-%d %H:%M %Z"),
@@ -630,12 +660,14 @@ def main() -> None:
     os.environ.update(env)
     rows = []
     print(f"daphne serves {args.app}")
-    with stack(env, REPO / "var" / "bench", args.app) as (port, daphne, worker):
+    with stack(env, REPO / "var" / "bench", args.app, args.servers) as (ports, daphnes, worker):
         for think in args.think:
             for n in args.tables:
                 tables = seed_tables(n, f"{int(time.time())}-{n}-{think:g}")
                 row = asyncio.run(
-                    run_load(tables, port, think, args.seconds, daphne.pid, worker.pid)
+                    run_load(
+                        tables, ports, think, args.seconds, [d.pid for d in daphnes], worker.pid
+                    )
                 )
                 rows.append(row)
                 print(report(row), flush=True)

@@ -4,7 +4,8 @@
         .venv/bin/python benchmarks/profile_deal.py [--deals 50] [--cprofile STEP]
 
 Runs ``--deals`` whole friend deals through the same calls the table socket
-makes (each service call, then ``selectors.table_state`` for both seats, as
+makes (each message through ``services.client_message_apply`` with an id, as
+the page sends them, then ``selectors.table_state`` for both seats, as
 the acting consumer answers and the other seat's consumer refreshes), on the
 database in the environment (the embedded SQLite when none), and prints the
 median time and the query count of every step. ``--cprofile STEP`` prints the
@@ -39,7 +40,7 @@ def main() -> None:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from games import selectors, services
+    from games import consumers, selectors, services
     from games.engine import house_way
     from games.models import Invite
 
@@ -67,34 +68,38 @@ def main() -> None:
         queries.setdefault(name, []).append(len(captured))
         return result
 
+    ids = iter(range(1, 10**9))
+
+    def socket(user, kind: str, **fields):
+        """What the table socket runs for a message with an ``id``."""
+        return lambda: services.client_message_apply(
+            user=user,
+            table_id=tid,
+            client_id=next(ids),
+            kind=kind,
+            fields=fields,
+            action=lambda: consumers.ACTIONS[kind](user, tid, fields),
+        )
+
     def states(after: str) -> None:
         for seat in (0, 1):
             step("state", lambda s=seat: selectors.table_state(table_id=tid, seat_number=s))
 
     for _ in range(args.deals):
-        step("stake", lambda: services.stake_propose(user=host, table_id=tid, amount=1))
+        step("stake", socket(host, "stake", amount=1))
         states("stake")
-        step("accept", lambda: services.stake_accept(user=friend, table_id=tid))
+        step("accept", socket(friend, "accept_stake"))
         states("accept")
-        deal = step("deal", lambda: services.deal_start(user=host, table_id=tid))
+        step("deal", socket(host, "deal"))
         states("deal")
+        number = selectors.table_state(table_id=tid, seat_number=0)["deal"]["number"]
         for name, user, seat in (("lock1", host, 0), ("lock2", friend, 1)):
             cards = selectors.table_state(table_id=tid, seat_number=seat)["deal"]["you"]["cards"]
             front = list(house_way(cards).setting.front)
-            step(
-                name,
-                lambda u=user, f=front, n=deal.number: services.setting_lock(
-                    user=u, table_id=tid, front=f, deal_number=n
-                ),
-            )
+            step(name, socket(user, "lock", front=front, deal=number))
             states(name)
         for user in (host, friend):
-            step(
-                "luck",
-                lambda u=user, n=deal.number: services.luck_record(
-                    user=u, table_id=tid, deal_number=n, wins=60, pushes=0, losses=60
-                ),
-            )
+            step("luck", socket(user, "luck", deal=number, wins=60, pushes=0, losses=60))
             states("luck")
     print(f"{args.deals} friend deals on {connection.vendor}; median ms and queries per call:")
     total = 0.0

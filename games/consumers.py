@@ -22,11 +22,14 @@ import contextlib
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from typing import Any, TypeVar
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import close_old_connections
 
 from . import broadcast, protocol, selectors, services
 from .exceptions import GameError, ServerError, error_payload
@@ -35,6 +38,49 @@ log = logging.getLogger(__name__)
 
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_NOT_SEATED = 4403
+
+T = TypeVar("T")
+
+
+@cache
+def _db_threads() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(settings.SOCKET_DB_THREADS, thread_name_prefix="table-socket-db")
+
+
+def stop_db_threads() -> None:
+    """Wait for the database calls in flight and let the threads go; the next
+    call starts a new pool. (Tests use it between tests; a server keeps its
+    pool for its lifetime.)"""
+    if _db_threads.cache_info().currsize:
+        _db_threads().shutdown(wait=True)
+        _db_threads.cache_clear()
+
+
+def db(func: Callable[..., T]) -> Callable[..., Any]:
+    """``func`` run off the event loop on the sockets' database threads.
+
+    Channels' default (``thread_sensitive``) runs every database call of a
+    process on one thread, one after another: one socket's PostgreSQL round
+    trip made every other socket wait (docs/benchmarks.md). Each call here is
+    one whole service transaction or one read, independent of the others, so
+    they can run side by side; one socket's own calls still run in order,
+    because a consumer awaits each before handling its next message.
+
+    Like Channels' ``database_sync_to_async``, it drops a connection that
+    failed or outlived ``CONN_MAX_AGE`` before and after each call; unlike it,
+    Channels' test communicator does not switch that off, since these threads
+    never share a test's transaction.
+    """
+
+    def call(*args: Any, **kwargs: Any) -> T:
+        close_old_connections()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(call, thread_sensitive=False, executor=_db_threads())
+
 
 # Message type -> the service it calls, with the fields it passes.
 ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], object]] = {
@@ -53,9 +99,7 @@ ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], object]] = {
         deal_number=f.get("deal"),
     ),
     "invite_new": lambda user, table_id, f: services.invite_create(user=user, table_id=table_id),
-    "invite_revoke": lambda user, table_id, f: services.invite_revoke(
-        user=user, table_id=table_id
-    ),
+    "invite_revoke": lambda user, table_id, f: services.invite_revoke(user=user, table_id=table_id),
     "luck": lambda user, table_id, f: services.luck_record(
         user=user,
         table_id=table_id,
@@ -84,9 +128,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_NOT_SIGNED_IN)
             return
         try:
-            seat = await database_sync_to_async(selectors.seat_for)(
-                user=user, table_id=self.table_id
-            )
+            seat = await db(selectors.seat_for)(user=user, table_id=self.table_id)
         except GameError:
             await self.close(code=CLOSE_NOT_SEATED)
             return
@@ -94,12 +136,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.seat_id = seat.pk
         self.group = seat.table.group_name
         # The origin was checked against ALLOWED_HOSTS: it is this page's own.
-        self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode(
-            "latin-1"
-        )
-        await database_sync_to_async(services.presence_connect)(
-            seat_id=seat.pk, channel_name=self.channel_name
-        )
+        self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode("latin-1")
+        await db(services.presence_connect)(seat_id=seat.pk, channel_name=self.channel_name)
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.send_state()
         await self.tell_others()
@@ -112,9 +150,7 @@ class TableConsumer(AsyncWebsocketConsumer):
                 await self.heartbeat
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
-            await database_sync_to_async(services.presence_disconnect)(
-                channel_name=self.channel_name
-            )
+            await db(services.presence_disconnect)(channel_name=self.channel_name)
             await self.tell_others()
 
     async def beat(self) -> None:
@@ -123,16 +159,16 @@ class TableConsumer(AsyncWebsocketConsumer):
         while True:
             await asyncio.sleep(settings.PRESENCE_HEARTBEAT_SECONDS)
             try:
-                await database_sync_to_async(services.presence_heartbeat)(
-                    seat_id=self.seat_id, channel_name=self.channel_name
-                )
-                connected = await database_sync_to_async(selectors.other_connected)(
-                    table_id=self.table_id, seat_number=self.seat_number
-                )
+                connected = await db(self.keep_present)()
                 if connected != self.other_connected:
                     await self.send_state()
             except Exception:
                 log.exception("table %s: heartbeat failed", self.table_id)
+
+    def keep_present(self) -> bool:
+        """Refresh this socket's presence; whether the other seat is connected."""
+        services.presence_heartbeat(seat_id=self.seat_id, channel_name=self.channel_name)
+        return selectors.other_connected(table_id=self.table_id, seat_number=self.seat_number)
 
     async def tell_others(self) -> None:
         if self.group:
@@ -157,7 +193,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_state(message.id)
             return
         try:
-            applied = await database_sync_to_async(self.perform)(message)
+            applied, state = await db(self.perform_then_read)(message)
         except GameError as exc:
             await self.send_error(exc, message.id)
             return
@@ -166,11 +202,25 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_error(ServerError(), message.id)
             return
         if not applied:  # a resend of an id already applied: the same answer, once
-            await self.send_state(message.id, replayed=True)
+            await self.send_state(message.id, replayed=True, state=state)
             return
         # The service's transaction has committed: answer, then tell the others.
-        await self.send_state(message.id)
+        await self.send_state(message.id, state=state)
         await self.tell_others()
+
+    def perform_then_read(self, message: protocol.Message) -> tuple[bool, dict[str, Any] | None]:
+        """``perform``, then this seat's state for the answer, in one database
+        call (one thread hop and one connection check fewer a message). The
+        action has committed before the read: if the read fails, None asks
+        for the state again instead of reporting the action as failed."""
+        applied = self.perform(message)
+        try:
+            return applied, self.read_state()
+        except Exception:
+            log.exception(
+                "table %s: reading the state after %s failed", self.table_id, message.type
+            )
+            return applied, None
 
     def perform(self, message: protocol.Message) -> bool:
         """Run the message's service; with an ``id``, at most once per seat and id
@@ -184,8 +234,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             action()
             return True
         return services.client_message_apply(
-            user=user, table_id=self.table_id, client_id=message.id, kind=message.type,
-            fields=message.fields, action=action,
+            user=user,
+            table_id=self.table_id,
+            client_id=message.id,
+            kind=message.type,
+            fields=message.fields,
+            action=action,
         )
 
     async def table_refresh(self, event: dict[str, Any]) -> None:
@@ -193,12 +247,20 @@ class TableConsumer(AsyncWebsocketConsumer):
         if event.get("origin") != self.channel_name:
             await self.send_state()
 
-    async def send_state(
-        self, message_id: str | int | None = None, *, replayed: bool = False
-    ) -> None:
-        state = await database_sync_to_async(selectors.table_state)(
+    def read_state(self) -> dict[str, Any]:
+        return selectors.table_state(
             table_id=self.table_id, seat_number=self.seat_number, base_url=self.base_url
         )
+
+    async def send_state(
+        self,
+        message_id: str | int | None = None,
+        *,
+        replayed: bool = False,
+        state: dict[str, Any] | None = None,
+    ) -> None:
+        if state is None:
+            state = await db(self.read_state)()
         self.other_connected = state["seats"]["other"]["connected"]
         frame = {"type": "state", **state}
         if replayed:

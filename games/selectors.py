@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -30,9 +30,7 @@ def seat_for(*, user: Any, table_id: int) -> Seat:
     does not exist and one they are not at, so ids reveal nothing)."""
     if not getattr(user, "is_authenticated", False):
         raise NotSeated()
-    seat = (
-        Seat.objects.filter(table_id=table_id, user_id=user.pk).select_related("table").first()
-    )
+    seat = Seat.objects.filter(table_id=table_id, user_id=user.pk).select_related("table").first()
     if seat is None:
         raise TableNotFound()
     return seat
@@ -167,8 +165,13 @@ def seat_connected(seat: Seat) -> bool:
 
 
 def other_connected(*, table_id: int, seat_number: int) -> bool:
-    """Whether the seat facing ``seat_number`` has a table socket open now."""
-    other = Seat.objects.get(table_id=table_id, number=1 - seat_number)
+    """Whether the seat facing ``seat_number`` has a table socket open now
+    (one query: every open socket asks every heartbeat)."""
+    other = (
+        Seat.objects.filter(table_id=table_id, number=1 - seat_number)
+        .annotate(present=Exists(_fresh_presence().filter(seat=OuterRef("pk"))))
+        .get()
+    )
     return seat_connected(other)
 
 

@@ -2,7 +2,7 @@
 
 Every public function here is a keyword-only ``<entity>_<action>`` and one
 state transition: one ``transaction.atomic`` block that first locks the table
-row (``select_for_update``). A transition that is not allowed now raises a
+row (``select_for_update``; ``_transition``). A transition that is not allowed now raises a
 ``games.exceptions.GameError`` and changes nothing. The rules (house way,
 fouls, settlement, ledgers, skill, luck) come from ``games.engine`` only.
 
@@ -21,7 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -77,7 +79,35 @@ def _lock_table(table_id: int) -> Table:
         raise TableNotFound() from None
 
 
+# The table a socket message holds locked (``client_message_apply``), its two
+# seats, read once under that lock, and the sender's seat.
+_joined: ContextVar[tuple[Table, tuple[Seat, Seat], Seat] | None] = ContextVar(
+    "joined_transition", default=None
+)
+
+
+@contextmanager
+def _transition(table_id: int) -> Iterator[Table]:
+    """One state transition: a transaction holding the table row's lock.
+
+    Inside ``client_message_apply``, which already holds this table's lock in
+    its own transaction, the transition joins it: the same ``Table`` and
+    seats, without locking and reading them again or a savepoint (anything
+    raised still rolls the whole message back, its id included). Four to six
+    fewer queries a message.
+    """
+    joined = _joined.get()
+    if joined is not None and joined[0].pk == table_id:
+        yield joined[0]
+        return
+    with transaction.atomic():
+        yield _lock_table(table_id)
+
+
 def _seats(table: Table) -> tuple[Seat, Seat]:
+    joined = _joined.get()
+    if joined is not None and joined[0] is table:
+        return joined[1]
     seats = list(Seat.objects.filter(table=table).order_by("number").select_related("user"))
     return seats[0], seats[1]
 
@@ -85,6 +115,9 @@ def _seats(table: Table) -> tuple[Seat, Seat]:
 def _seat_of(table: Table, user: Any) -> Seat:
     if not getattr(user, "is_authenticated", False):
         raise NotSeated()
+    joined = _joined.get()
+    if joined is not None and joined[0] is table and joined[2].user_id == user.pk:
+        return joined[2]
     seat = Seat.objects.filter(table=table, user_id=user.pk).first()
     if seat is None:
         raise NotSeated()
@@ -182,8 +215,7 @@ def _take_seat(table: Table, user: Any) -> None:
 def table_join(*, user: Any, table_id: int) -> Table:
     """Take the empty seat 1 of a friend table. Players come through an invite
     (``invite_accept``); this is the seating step it uses."""
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         _take_seat(table, user)
     return table
 
@@ -205,9 +237,8 @@ def _new_invite(table: Table, user: Any) -> Invite:
     )
 
 
-def _host_table(user: Any, table_id: int) -> Table:
-    """The table, row-locked, when ``user`` opened it and its seat 1 is free."""
-    table = _lock_table(table_id)
+def _check_host(table: Table, user: Any) -> None:
+    """Refuse unless ``user`` opened this friend table and its seat 1 is free."""
     seat = _seat_of(table, user)
     if seat.number != 0:
         raise NotHost()
@@ -215,14 +246,13 @@ def _host_table(user: Any, table_id: int) -> Table:
         raise TableFull("This is a solo table: its other seat is the dealer's.")
     if Seat.objects.filter(table=table, number=1, user__isnull=False).exists():
         raise TableFull("This table is full: your friend has already joined.")
-    return table
 
 
 def invite_create(*, user: Any, table_id: int) -> Invite:
     """A new invite link for the host's friend table; the previous open link
     stops working."""
-    with transaction.atomic():
-        table = _host_table(user, table_id)
+    with _transition(table_id) as table:
+        _check_host(table, user)
         invite = _new_invite(table, user)
         _touch(table)
     return invite
@@ -230,8 +260,8 @@ def invite_create(*, user: Any, table_id: int) -> Invite:
 
 def invite_revoke(*, user: Any, table_id: int) -> Invite:
     """Withdraw the table's open invite link."""
-    with transaction.atomic():
-        table = _host_table(user, table_id)
+    with _transition(table_id) as table:
+        _check_host(table, user)
         invite = Invite.objects.filter(
             table=table, used_at__isnull=True, revoked_at__isnull=True
         ).first()
@@ -253,8 +283,7 @@ def invite_accept(*, user: Any, token: object) -> Table:
     table_id = Invite.objects.filter(token=token).values_list("table_id", flat=True).first()
     if table_id is None:
         raise InviteNotFound()
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         invite = Invite.objects.get(token=token)  # read again under the table's lock
         if Seat.objects.filter(table=table, user_id=user.pk).exists():
             return table
@@ -290,9 +319,12 @@ def presence_connect(*, seat_id: int, channel_name: str) -> None:
 
 def presence_heartbeat(*, seat_id: int, channel_name: str) -> None:
     """Keep an open socket counted (its row is made again if it was dropped)."""
-    Presence.objects.update_or_create(
-        channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": timezone.now()}
-    )
+    now = timezone.now()
+    # One UPDATE in the usual case: every open socket beats every 20 s.
+    if not Presence.objects.filter(channel_name=channel_name).update(last_seen=now):
+        Presence.objects.update_or_create(
+            channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}
+        )
 
 
 def presence_disconnect(*, channel_name: str) -> None:
@@ -305,8 +337,7 @@ def presence_disconnect(*, channel_name: str) -> None:
 def stake_propose(*, user: Any, table_id: int, amount: object) -> Table:
     """Propose the next deal's stake. The solo dealer accepts at once; with a
     friend the proposal waits for the other seat (a new proposal replaces it)."""
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         seat = _seat_of(table, user)
         _require_betting(table)
         stake = _check_stake(table, amount)
@@ -320,8 +351,7 @@ def stake_propose(*, user: Any, table_id: int, amount: object) -> Table:
 
 def stake_accept(*, user: Any, table_id: int) -> Table:
     """Accept the other seat's proposed stake."""
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         seat = _seat_of(table, user)
         _require_betting(table)
         if table.stake_proposed is None or table.stake_proposed_by == seat.number:
@@ -359,7 +389,10 @@ def _deal(table: Table, stake: int) -> Deal:
         hand = Hand(deal=deal, seat=seat, seat_number=seat.number, cards=_join(cards))
         if seat.is_dealer:
             way = engine.house_way(cards).setting
-            hand.front, hand.back = _join(engine.sort_cards(way.front)), _join(engine.sort_cards(way.back))
+            hand.front, hand.back = (
+                _join(engine.sort_cards(way.front)),
+                _join(engine.sort_cards(way.back)),
+            )
             hand.locked_at = now
         hand.save()
     table.status = Table.Status.PLAYING
@@ -372,8 +405,7 @@ def _deal(table: Table, stake: int) -> Deal:
 
 def deal_start(*, user: Any, table_id: int) -> Deal:
     """Deal at the agreed stake."""
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         _seat_of(table, user)
         _require_betting(table)
         if table.stake is None:
@@ -385,8 +417,7 @@ def deal_rebet(*, user: Any, table_id: int) -> Table:
     """Bet the last stake again. Solo: deal at once. With a friend: propose the
     last stake, or accept it when the other seat already proposed it; either
     seat then deals."""
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         seat = _seat_of(table, user)
         _require_betting(table)
         if table.last_stake is None:
@@ -443,18 +474,20 @@ def setting_lock(
     five cards not in front. A foul is refused, with the engine's explanation,
     unless ``confirm_foul``. When this completes both sides, the deal is
     revealed and settled in the same transaction."""
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         seat = _seat_of(table, user)
         deal = _open_deal(table)
         if deal is None or (deal_number is not None and deal.number != deal_number):
             latest = _latest_deal(table)
-            if latest is not None and latest.revealed and (
-                deal_number is None or deal_number == latest.number
+            if (
+                latest is not None
+                and latest.revealed
+                and (deal_number is None or deal_number == latest.number)
             ):
                 raise AlreadyRevealed()
             raise NoDeal()
-        hand = Hand.objects.get(deal=deal, seat=seat)
+        hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
+        hand = next(h for h in hands if h.seat_id == seat.pk)
         if hand.locked:
             raise AlreadyLocked()
         front_cards, back_cards = _parse_setting(hand, front, back)
@@ -468,7 +501,6 @@ def setting_lock(
         hand.front, hand.back = _join(front_cards), _join(back_cards)
         hand.locked_at = timezone.now()
         hand.save(update_fields=["front", "back", "locked_at", "foul_confirmed"])
-        hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
         if all(h.locked for h in hands):
             _reveal(table, deal, hands)
             hand = next(h for h in hands if h.seat_number == seat.number)
@@ -477,8 +509,7 @@ def setting_lock(
 
 def deal_reveal(*, table_id: int) -> Deal:
     """Reveal and settle the deal in progress once both sides have locked."""
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         deal = _open_deal(table)
         if deal is None:
             latest = _latest_deal(table)
@@ -507,9 +538,7 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
         other_back=second.back_cards,
     )
     outcomes = {
-        first.seat_number: (
-            settlement.front, settlement.back, settlement.result, settlement.foul
-        ),
+        first.seat_number: (settlement.front, settlement.back, settlement.result, settlement.foul),
         second.seat_number: (
             _FLIP[settlement.front],
             _FLIP[settlement.back],
@@ -524,7 +553,10 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
         way = engine.house_way(hand.card_list)
         side = "dealer" if seat.is_dealer else "player"
         hand.front_result, hand.back_result, hand.result, hand.foul = (
-            front_part, back_part, result, foul
+            front_part,
+            back_part,
+            result,
+            foul,
         )
         hand.score = Decimal({"win": "1", "push": "0.5", "loss": "0"}[result])
         hand.house_front = _join(engine.sort_cards(way.setting.front))
@@ -593,8 +625,7 @@ def luck_record(
             f"A luck estimate counts exactly {LUCK_SAMPLES} samples "
             f"(wins, pushes and losses add up to {sum(counts)})."  # type: ignore[arg-type]
         )
-    with transaction.atomic():
-        table = _lock_table(table_id)
+    with _transition(table_id) as table:
         seat = _seat_of(table, user)
         hand = Hand.objects.filter(deal__table=table, deal__number=deal_number, seat=seat).first()
         if hand is None:
@@ -605,15 +636,24 @@ def luck_record(
             raise LuckAlreadyRecorded()
         estimate = engine.luck_from_counts(wins=wins, pushes=pushes, losses=losses)  # type: ignore[arg-type]
         hand.luck_wins, hand.luck_pushes, hand.luck_losses = (
-            estimate.wins, estimate.pushes, estimate.losses
+            estimate.wins,
+            estimate.pushes,
+            estimate.losses,
         )
         hand.luck, hand.luck_low, hand.luck_high = (
-            float(estimate.luck), float(estimate.low), float(estimate.high)
+            float(estimate.luck),
+            float(estimate.low),
+            float(estimate.high),
         )
         hand.luck_label = estimate.label()
         hand.save(
             update_fields=[
-                "luck_wins", "luck_pushes", "luck_losses", "luck", "luck_low", "luck_high",
+                "luck_wins",
+                "luck_pushes",
+                "luck_losses",
+                "luck",
+                "luck_low",
+                "luck_high",
                 "luck_label",
             ]
         )
@@ -644,12 +684,19 @@ def client_message_apply(
     ).hexdigest()
     with transaction.atomic():
         table = _lock_table(table_id)
-        seat = _seat_of(table, user)
+        seats = _seats(table)
+        seat = next((s for s in seats if s.user_id is not None and s.user_id == user.pk), None)
+        if seat is None or not getattr(user, "is_authenticated", False):
+            raise NotSeated()
         seen = ClientMessage.objects.filter(seat=seat, client_id=key).first()
         if seen is not None:
             if seen.type != kind or seen.digest != digest:
                 raise IdReused()
             return False
-        action()
+        joined = _joined.set((table, seats, seat))
+        try:
+            action()
+        finally:
+            _joined.reset(joined)
         ClientMessage.objects.create(seat=seat, client_id=key, type=kind, digest=digest)
     return True

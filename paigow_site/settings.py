@@ -154,8 +154,20 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                # redis-py fails at once (it does not wait) once a pool has
+                # this many connections busy; 100, its default, ran out when
+                # 400 sockets connected together (docs/benchmarks.md).
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "1000")),
+                    }
+                ],
                 "prefix": os.environ.get("CHANNELS_PREFIX", "paigow"),
+                # All sockets of a server process share one Redis queue, and
+                # a message past this many waiting is dropped: a player would
+                # miss a refresh. 100, the default, was reached at 50 tables.
+                "capacity": int(os.environ.get("CHANNELS_CAPACITY", "5000")),
             },
         }
     }
@@ -270,6 +282,11 @@ LOGGING = {
 INVITE_TTL_HOURS = int(os.environ.get("INVITE_TTL_HOURS", "24"))
 PRESENCE_HEARTBEAT_SECONDS = int(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "20"))
 PRESENCE_TTL_SECONDS = int(os.environ.get("PRESENCE_TTL_SECONDS", "60"))
+
+# Table sockets: how many threads of a server process run their database
+# calls (each thread holds its own connection). PostgreSQL takes them in
+# parallel; SQLite has one writer, so one thread there.
+SOCKET_DB_THREADS = int(os.environ.get("SOCKET_DB_THREADS", "4" if DATABASE_URL else "1"))
 
 # Background work: a waiting or betting table untouched this long is closed;
 # the luck audit re-derives this many stored estimates per run.

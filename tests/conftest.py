@@ -102,3 +102,15 @@ def fresh_channel_layer() -> Iterator[None]:
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def socket_db_calls_finished() -> Iterator[None]:
+    """Table sockets run their database calls on a thread pool. A call still
+    running when a test ends (a socket the test left open) would touch the
+    next test's rows, or hold a connection while the test database is
+    dropped: wait for it, and start the next test with a new pool."""
+    yield
+    from games.consumers import stop_db_threads
+
+    stop_db_threads()
