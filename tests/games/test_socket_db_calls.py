@@ -1,0 +1,107 @@
+"""How the table socket reaches the database: its own thread pool, one locked
+transaction per message, and connections that are given back."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import User
+from games import consumers, services
+from games.exceptions import StakeTooHigh
+from games.models import ClientMessage, Table
+from tests.games.support import friend_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def pool_of(settings: Any) -> Iterator[Any]:
+    """Start the sockets' pool afresh with ``n`` threads."""
+
+    def size(n: int) -> None:
+        consumers.stop_db_threads()
+        settings.SOCKET_DB_THREADS = n
+
+    yield size
+    consumers.stop_db_threads()
+
+
+async def test_two_sockets_database_calls_run_side_by_side(pool_of: Any) -> None:
+    # Each call waits at a barrier for the other: on a single database thread
+    # (Channels' default) the first would wait forever and the barrier break.
+    pool_of(2)
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet() -> str:
+        barrier.wait()
+        return threading.current_thread().name
+
+    names = await asyncio.gather(consumers.db(meet)(), consumers.db(meet)())
+    assert len(set(names)) == 2
+    assert all(name.startswith("table-socket-db") for name in names)
+
+
+async def test_a_database_thread_gives_its_connection_back_after_each_call(
+    pool_of: Any,
+) -> None:
+    # CONN_MAX_AGE is 0 in the tests: no connection may outlive its call, even
+    # though Channels' test communicator turns its own cleanup off.
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.skip("Django never closes the in-memory test database's connections")
+    pool_of(1)
+    count = await consumers.db(Table.objects.count)()
+    assert count == 0
+    still_open = await consumers.db(lambda: connection.connection is not None)()
+    assert still_open is False
+
+
+def test_a_socket_message_locks_the_table_once_and_makes_no_savepoint(
+    player: User, friend: User
+) -> None:
+    table = friend_table(player, friend)
+    fields = {"amount": 5}
+    with CaptureQueriesContext(connection) as captured:
+        applied = services.client_message_apply(
+            user=player,
+            table_id=table.pk,
+            client_id="m1",
+            kind="stake",
+            fields=fields,
+            action=lambda: services.stake_propose(user=player, table_id=table.pk, amount=5),
+        )
+    assert applied is True
+    sql = [q["sql"].upper() for q in captured.captured_queries]
+    assert sum('FROM "GAMES_TABLE"' in q for q in sql) == 1  # read (and locked) once
+    if connection.features.has_select_for_update:
+        assert sum("FOR UPDATE" in q for q in sql) == 1
+    assert not any(q.startswith(("SAVEPOINT", "RELEASE SAVEPOINT")) for q in sql)
+    table.refresh_from_db()
+    assert (table.stake_proposed, table.stake_proposed_by) == (5, 0)
+    assert ClientMessage.objects.filter(client_id='"m1"').count() == 1
+
+
+def test_a_refused_message_inside_the_joined_transaction_leaves_nothing(
+    player: User, friend: User
+) -> None:
+    # The service joins the message's transaction without a savepoint: its
+    # refusal must still roll back the whole message, the id included.
+    table = friend_table(player, friend)
+    with pytest.raises(StakeTooHigh):
+        services.client_message_apply(
+            user=player,
+            table_id=table.pk,
+            client_id="m2",
+            kind="stake",
+            fields={"amount": 5000},
+            action=lambda: services.stake_propose(user=player, table_id=table.pk, amount=5000),
+        )
+    assert not ClientMessage.objects.exists()
+    table.refresh_from_db()
+    assert table.stake_proposed is None
