@@ -364,6 +364,7 @@ class Stats:
         self.window: tuple[float, float] = (float("inf"), float("inf"))
         self.deals = 0
         self.latencies: list[float] = []
+        self.replies: list[float] = []  # every request: sent to its answer
         self.errors: dict[str, int] = {}
         self.first_deals = 0
 
@@ -412,8 +413,11 @@ class Seat:
         key = str(self.next_id)
         future = asyncio.get_running_loop().create_future()
         self.replies[key] = future
+        sent = time.perf_counter()
         await self.sock.send({**message, "id": key})
         reply = await asyncio.wait_for(future, timeout)
+        if self.stats.in_window(sent):
+            self.stats.replies.append(time.perf_counter() - sent)
         if reply.get("type") == "error":
             raise GameReply(reply["error"])
         return reply
@@ -452,11 +456,19 @@ async def play_table(
     think: float,
     stop_at: float,
     start_delay: float,
+    pace: str = "lock",
 ) -> None:
     await asyncio.sleep(start_delay)
     path = f"/ws/tables/{table['id']}/"
     seats: list[Seat] = []
     step = "connect"
+
+    async def decide() -> None:
+        """A person choosing a betting step (``--pace action``); at ``--pace
+        lock`` only the lock is thought about and betting goes at once."""
+        if pace == "action":
+            await asyncio.sleep(random.uniform(0.5, 1.5) * think)
+
     try:
         for port, cookie in zip(ports, table["cookies"], strict=True):
             seats.append(Seat(await Socket.connect(port, path, cookie), stats))
@@ -464,12 +476,15 @@ async def play_table(
         first = True
         while time.perf_counter() < stop_at:
             step = "stake"
+            await decide()
             await a.request({"type": "stake", "amount": 1})
             step = "proposal seen"
             await b.until(lambda s: (s["table"]["proposal"] or {}).get("by") == "other")
             step = "accept"
+            await decide()
             await b.request({"type": "accept_stake"})
             step = "deal"
+            await decide()
             reply = await a.request({"type": "deal"})
             number = reply["deal"]["number"]
 
@@ -545,16 +560,19 @@ async def run_load(
     seconds: float,
     daphne_pids: list[int],
     worker_pid: int,
+    pace: str = "lock",
 ) -> dict[str, Any]:
     stats = Stats()
     ramp = min(10.0, 0.02 * len(tables))
     # Every table's first deal (connect + think) lands before the window opens.
-    warm = ramp + 1.5 * think + 3
+    warm = ramp + (4 if pace == "action" else 1) * 1.5 * think + 3
     start = time.perf_counter()
     stop_at = start + warm + seconds
     tasks = [
         asyncio.create_task(
-            play_table(t, socket_ports(ports, i), stats, think, stop_at, ramp * i / len(tables))
+            play_table(
+                t, socket_ports(ports, i), stats, think, stop_at, ramp * i / len(tables), pace
+            )
         )
         for i, t in enumerate(tables)
     ]
@@ -574,6 +592,7 @@ async def run_load(
     for task in tasks:
         task.cancel()
     lat = sorted(stats.latencies)
+    replies = sorted(stats.replies)
 
     def pct(p: float) -> float | None:
         return lat[min(len(lat) - 1, int(p * len(lat)))] * 1000 if lat else None
@@ -589,6 +608,12 @@ async def run_load(
         "p95_ms": pct(0.95),
         "p99_ms": pct(0.99),
         "max_ms": lat[-1] * 1000 if lat else None,
+        "pace": pace,
+        "replies": len(replies),
+        "reply_p50_ms": statistics.median(replies) * 1000 if replies else None,
+        "reply_p99_ms": replies[min(len(replies) - 1, int(0.99 * len(replies)))] * 1000
+        if replies
+        else None,
         "errors": sum(stats.errors.values()),
         "error_kinds": stats.errors,
         "daphne_cpu_pct": 100 * (d1[0] - d0[0]) / seconds,
@@ -607,9 +632,11 @@ def report(row: dict[str, Any]) -> str:
         return "-" if v is None else f"{v:.0f}"
 
     return (
-        f"N={row['tables']:>4} servers={row['servers']} think={row['think']:g}s: {row['deals_per_s']:6.1f} deals/s "
+        f"N={row['tables']:>4} servers={row['servers']} think={row['think']:g}s "
+        f"pace={row['pace']}: {row['deals_per_s']:6.1f} deals/s "
         f"({row['deals']} in {row['seconds']:g} s); lock→reveal p50 {ms(row['p50_ms'])} ms, "
         f"p95 {ms(row['p95_ms'])} ms, p99 {ms(row['p99_ms'])} ms, max {ms(row['max_ms'])} ms; "
+        f"every reply p50 {ms(row['reply_p50_ms'])} ms, p99 {ms(row['reply_p99_ms'])} ms; "
         f"errors {row['errors']}{' ' + json.dumps(row['error_kinds']) if row['errors'] else ''}; "
         f"daphne {row['daphne_cpu_pct']:.0f}% CPU {row['daphne_rss_mb']:.0f} MB, "
         f"worker {row['worker_cpu_pct']:.0f}% CPU {row['worker_rss_mb']:.0f} MB; "
@@ -628,6 +655,13 @@ def main() -> None:
         nargs="+",
         default=[5.0],
         help="think times to try, each with every --tables",
+    )
+    parser.add_argument(
+        "--pace",
+        choices=["lock", "action"],
+        default="lock",
+        help="think before the lock only (betting at once), or before every choice a "
+        "person makes (stake, accept, deal, lock)",
     )
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--database", default="paigow_bench")
@@ -650,7 +684,7 @@ def main() -> None:
     env = stack_env(args)
     print(
         f"$ .venv/bin/python benchmarks/load.py --tables {' '.join(map(str, args.tables))} "
-        f"--servers {args.servers} --think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
+        f"--servers {args.servers} --pace {args.pace} --think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
     )
     print(
         time.strftime("%Y-%m-%d %H:%M %Z"),
@@ -666,7 +700,13 @@ def main() -> None:
                 tables = seed_tables(n, f"{int(time.time())}-{n}-{think:g}")
                 row = asyncio.run(
                     run_load(
-                        tables, ports, think, args.seconds, [d.pid for d in daphnes], worker.pid
+                        tables,
+                        ports,
+                        think,
+                        args.seconds,
+                        [d.pid for d in daphnes],
+                        worker.pid,
+                        args.pace,
                     )
                 )
                 rows.append(row)

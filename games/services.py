@@ -108,7 +108,7 @@ def _seats(table: Table) -> tuple[Seat, Seat]:
     joined = _joined.get()
     if joined is not None and joined[0] is table:
         return joined[1]
-    seats = list(Seat.objects.filter(table=table).order_by("number").select_related("user"))
+    seats = list(Seat.objects.filter(table=table).order_by("number"))
     return seats[0], seats[1]
 
 
