@@ -676,7 +676,7 @@ def main() -> None:
     parser.add_argument(
         "--app",
         default="paigow_site.asgi:application",
-        help="the ASGI application daphne serves (e.g. benchmarks.asgi_threaded:application)",
+        help="the ASGI application daphne serves",
     )
     args = parser.parse_args()
     if any(not 1 <= n <= MAX_TABLES for n in args.tables) or not 1 <= args.seconds <= MAX_SECONDS:

@@ -54,3 +54,10 @@ def test_the_image_is_built_from_the_dockerfile() -> None:
     assert compose()["services"]["web"]["build"] == "."
     dockerfile = (REPO / "Dockerfile").read_text()
     assert "uv sync --frozen" in dockerfile and "collectstatic" in dockerfile
+
+
+def test_web_keeps_database_connections_between_socket_calls() -> None:
+    # Without it every table-socket call would open a new PostgreSQL connection.
+    env = compose()["services"]["web"]["environment"]
+    assert int(env["DB_CONN_MAX_AGE"].split(":-")[-1].rstrip("}")) > 0
+    assert int(env["SOCKET_DB_THREADS"].split(":-")[-1].rstrip("}")) >= 2
