@@ -383,6 +383,8 @@ class ClientMessage(models.Model):
         constraints = (
             models.UniqueConstraint(fields=["seat", "client_id"], name="client_message_once"),
         )
+        # upkeep.client_messages_forget deletes the oldest first.
+        indexes = (models.Index(fields=["created_at"], name="client_message_created"),)
 
     def __str__(self) -> str:
         return f"{self.type} {self.client_id} from seat {self.seat_id}"

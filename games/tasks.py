@@ -45,3 +45,8 @@ def report_refresh(self: Any, user_id: int) -> bool:
 @shared_task(name="games.luck_audit", **RETRY)
 def luck_audit(self: Any, size: int | None = None) -> dict[str, int]:
     return upkeep.luck_audit_sample(size=size)
+
+
+@shared_task(name="games.client_messages_forget", **RETRY)
+def client_messages_forget(self: Any) -> int:
+    return upkeep.client_messages_forget()

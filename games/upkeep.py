@@ -10,7 +10,9 @@ on two workers at once, has one effect; a second run finds nothing to do.
 - ``report_refresh``: rebuild one player's skill-report aggregates (queued
   after each reveal, on commit);
 - ``luck_audit_sample``: re-derive a sample of stored luck estimates from the
-  deterministic draw (rules §6) and flag the ones that do not match.
+  deterministic draw (rules §6) and flag the ones that do not match;
+- ``client_messages_forget``: delete the socket message ids kept against
+  resends once they are older than ``CLIENT_MESSAGE_HOURS``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,16 @@ from django.db.models.functions import Concat, Substr, TruncDate
 from django.utils import timezone
 
 from . import broadcast, engine
-from .models import Deal, Hand, Invite, LuckAudit, PlayerReport, ReportBucket, Table
+from .models import (
+    ClientMessage,
+    Deal,
+    Hand,
+    Invite,
+    LuckAudit,
+    PlayerReport,
+    ReportBucket,
+    Table,
+)
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +94,30 @@ def invites_expire(*, now: Any = None) -> int:
             used_at__isnull=True, revoked_at__isnull=True, expires_at__lte=now
         ).update(revoked_at=F("expires_at"))
     return count
+
+
+def client_messages_forget(*, now: Any = None, batch: int = 5000) -> int:
+    """Delete the message ids (``ClientMessage``) older than
+    ``CLIENT_MESSAGE_HOURS``, in batches of ``batch`` rows, each its own
+    transaction so no lock is held long. A friend deal keeps seven; a resend
+    only ever comes within a reconnect, and a reloaded page starts new ids, so
+    an old id is never needed again. Returns how many were deleted."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(hours=settings.CLIENT_MESSAGE_HOURS)
+    deleted = 0
+    while True:
+        with transaction.atomic():
+            ids = list(
+                ClientMessage.objects.filter(created_at__lt=cutoff)
+                .order_by("created_at")
+                .values_list("pk", flat=True)[:batch]
+            )
+            if not ids:
+                break
+            deleted += ClientMessage.objects.filter(pk__in=ids).delete()[0]
+    if deleted:
+        log.info("forgot %d client message ids", deleted)
+    return deleted
 
 
 # --- report aggregates --------------------------------------------------------

@@ -198,6 +198,10 @@ CELERY_BEAT_SCHEDULE = {
     "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
     "invites-expire": {"task": "games.invites_expire", "schedule": UPKEEP_SECONDS},
     "luck-audit": {"task": "games.luck_audit", "schedule": UPKEEP_SECONDS * 4},
+    "client-messages-forget": {
+        "task": "games.client_messages_forget",
+        "schedule": UPKEEP_SECONDS * 4,
+    },
 }
 
 LANGUAGE_CODE = "en-us"
@@ -292,3 +296,5 @@ SOCKET_DB_THREADS = int(os.environ.get("SOCKET_DB_THREADS", "4" if DATABASE_URL 
 # the luck audit re-derives this many stored estimates per run.
 TABLE_IDLE_HOURS = float(os.environ.get("TABLE_IDLE_HOURS", "24"))
 LUCK_AUDIT_SAMPLE = int(os.environ.get("LUCK_AUDIT_SAMPLE", "50"))
+# How long a socket message id is kept against a resend of it.
+CLIENT_MESSAGE_HOURS = float(os.environ.get("CLIENT_MESSAGE_HOURS", "24"))

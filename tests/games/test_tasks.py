@@ -15,7 +15,16 @@ from django.utils import timezone
 
 from games import engine, history, selectors, services, tasks, upkeep
 from games.exceptions import InviteExpired, InviteRevoked, TableFinished
-from games.models import Deal, Hand, Invite, LuckAudit, PlayerReport, ReportBucket, Table
+from games.models import (
+    ClientMessage,
+    Deal,
+    Hand,
+    Invite,
+    LuckAudit,
+    PlayerReport,
+    ReportBucket,
+    Table,
+)
 from paigow_site.celery import app
 from tests.games.support import (
     COPY_A,
@@ -31,7 +40,13 @@ from tests.games.support import (
 
 pytestmark = pytest.mark.django_db
 
-TASKS = (tasks.tables_close_idle, tasks.invites_expire, tasks.report_refresh, tasks.luck_audit)
+TASKS = (
+    tasks.tables_close_idle,
+    tasks.invites_expire,
+    tasks.report_refresh,
+    tasks.luck_audit,
+    tasks.client_messages_forget,
+)
 
 
 @pytest.fixture
@@ -65,7 +80,8 @@ def test_every_task_retries_database_failures_with_backoff(task: Any) -> None:
 def test_the_beat_schedule_names_registered_tasks() -> None:
     schedule = settings.CELERY_BEAT_SCHEDULE
     assert {entry["task"] for entry in schedule.values()} == {
-        "games.tables_close_idle", "games.invites_expire", "games.luck_audit"
+        "games.tables_close_idle", "games.invites_expire", "games.luck_audit",
+        "games.client_messages_forget",
     }
     for entry in schedule.values():
         assert entry["task"] in app.tasks
@@ -331,3 +347,42 @@ def test_the_audit_takes_a_bounded_sample_oldest_first(
         deals[0].pk, deals[1].pk
     }
     assert upkeep.luck_audit_sample(size=2) == {"checked": 1, "flagged": 0}
+
+
+# --- client message ids ---------------------------------------------------------
+
+
+def test_old_message_ids_are_forgotten_in_batches_and_new_ones_kept(
+    player: Any, friend: Any
+) -> None:
+    table = friend_table(player, friend)
+    seat = table.seats.get(number=0)
+    now = timezone.now()
+    old = now - timedelta(hours=settings.CLIENT_MESSAGE_HOURS + 1)
+    ClientMessage.objects.bulk_create(
+        ClientMessage(seat=seat, client_id=f'"{i}"', type="stake", digest="x" * 64)
+        for i in range(7)
+    )
+    ClientMessage.objects.filter(client_id__in=[f'"{i}"' for i in range(5)]).update(
+        created_at=old
+    )
+    assert upkeep.client_messages_forget(now=now, batch=2) == 5
+    assert sorted(ClientMessage.objects.values_list("client_id", flat=True)) == ['"5"', '"6"']
+    assert upkeep.client_messages_forget(now=now) == 0  # a second run finds nothing
+
+
+def test_a_kept_message_id_still_turns_a_resend_into_a_replay(
+    player: Any, friend: Any
+) -> None:
+    table = friend_table(player, friend)
+
+    def stake() -> bool:
+        return services.client_message_apply(
+            user=player, table_id=table.pk, client_id="s1", kind="stake",
+            fields={"amount": 3},
+            action=lambda: services.stake_propose(user=player, table_id=table.pk, amount=3),
+        )
+
+    assert stake() is True
+    upkeep.client_messages_forget()  # the id is fresh: kept
+    assert stake() is False
