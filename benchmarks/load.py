@@ -16,8 +16,8 @@ and signed in by creating their sessions with Django's ``SessionStore`` (the
 cookie the browser would get from sign-in). Each table is opened and joined
 through ``services.table_start`` and ``services.invite_accept``.
 
-Each table runs two socket clients (a minimal RFC 6455 client on asyncio
-streams; no extra dependency) through whole deals, as the page does:
+Each table runs two socket clients (the ``websockets`` library's asyncio
+client) through whole deals, as the page does:
 seat 0 proposes a stake of 1, seat 1 accepts, seat 0 deals; each seat thinks
 for ``uniform(0.5, 1.5) × --think`` seconds and locks the house way; after the
 reveal each seat sends its luck counts; 0.2 s later the next deal starts.
@@ -35,14 +35,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import json
 import os
 import random
 import secrets
 import signal
 import statistics
-import struct
 import subprocess
 import sys
 import time
@@ -53,6 +51,9 @@ from urllib.parse import urlparse
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from tests.live_site import free_port, wait_healthy
 
@@ -275,7 +276,7 @@ def seed_tables(count: int, run: str) -> list[dict[str, Any]]:
     return tables
 
 
-# --- a minimal WebSocket client (RFC 6455, text frames) ---------------------------
+# --- the WebSocket client -----------------------------------------------------------
 
 
 class Closed(Exception):
@@ -283,77 +284,44 @@ class Closed(Exception):
 
 
 class Socket:
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader, self.writer = reader, writer
+    """One table socket on the ``websockets`` client, as a browser opens it
+    (the session cookie, this site's Origin, no keepalive pings of its own)."""
+
+    def __init__(self, conn: ClientConnection) -> None:
+        self.conn = conn
 
     @classmethod
     async def connect(cls, port: int, path: str, cookie: str) -> Socket:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            (
-                f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-                f"Origin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\n\r\n"
-            ).encode()
-        )
-        head = await reader.readuntil(b"\r\n\r\n")
-        if b" 101 " not in head.split(b"\r\n", 1)[0]:
-            raise Closed(head.split(b"\r\n", 1)[0].decode())
-        return cls(reader, writer)
-
-    def _frame(self, opcode: int, payload: bytes) -> bytes:
-        n = len(payload)
-        head = bytes([0x80 | opcode])
-        if n < 126:
-            head += bytes([0x80 | n])
-        elif n < 65536:
-            head += bytes([0x80 | 126]) + struct.pack("!H", n)
-        else:
-            head += bytes([0x80 | 127]) + struct.pack("!Q", n)
-        mask = os.urandom(4)
-        repeated = (mask * (n // 4 + 1))[:n]
-        masked = (int.from_bytes(payload, "big") ^ int.from_bytes(repeated, "big")).to_bytes(
-            n, "big"
-        )
-        return head + mask + masked
+        try:
+            conn = await connect(
+                f"ws://127.0.0.1:{port}{path}",
+                origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+                additional_headers={"Cookie": cookie},
+                open_timeout=30,
+                ping_interval=None,
+            )
+        except InvalidHandshake as exc:
+            raise Closed(f"handshake: {exc}") from None
+        return cls(conn)
 
     async def send(self, message: dict[str, Any]) -> None:
-        self.writer.write(self._frame(0x1, json.dumps(message).encode()))
-        await self.writer.drain()
+        try:
+            await self.conn.send(json.dumps(message))
+        except ConnectionClosed as exc:
+            raise Closed(f"closed by the server ({exc.rcvd.code if exc.rcvd else None})") from None
 
     async def recv(self) -> dict[str, Any]:
-        parts: list[bytes] = []
-        while True:
-            b0, b1 = await self.reader.readexactly(2)
-            n = b1 & 0x7F
-            if n == 126:
-                (n,) = struct.unpack("!H", await self.reader.readexactly(2))
-            elif n == 127:
-                (n,) = struct.unpack("!Q", await self.reader.readexactly(8))
-            mask = await self.reader.readexactly(4) if b1 & 0x80 else None
-            data = await self.reader.readexactly(n)
-            if mask:
-                data = bytes(c ^ mask[i % 4] for i, c in enumerate(data))
-            opcode = b0 & 0x0F
-            if opcode == 0x8:
-                code = struct.unpack("!H", data[:2])[0] if len(data) >= 2 else 1005
-                raise Closed(f"closed by the server ({code})")
-            if opcode == 0x9:
-                self.writer.write(self._frame(0xA, data))
-                continue
-            if opcode == 0xA:
-                continue
-            parts.append(data)
-            if b0 & 0x80:
-                return json.loads(b"".join(parts))
-
-    def close(self) -> None:
         try:
-            self.writer.write(self._frame(0x8, struct.pack("!H", 1000)))
-            self.writer.close()
-        except (ConnectionError, RuntimeError):  # already gone, or the loop is closing
-            return
+            frame: dict[str, Any] = json.loads(await self.conn.recv())
+        except ConnectionClosed as exc:
+            raise Closed(f"closed by the server ({exc.rcvd.code if exc.rcvd else None})") from None
+        return frame
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.conn.close(), 2)
+        except (TimeoutError, OSError):
+            self.conn.transport.abort()
 
 
 # --- players ----------------------------------------------------------------------
@@ -401,7 +369,7 @@ class Seat:
                 future = self.replies.pop(str(frame.get("id")), None) if "id" in frame else None
                 if future is not None and not future.done():
                     future.set_result(frame)
-        except (Closed, asyncio.IncompleteReadError, ConnectionError) as exc:
+        except (Closed, ConnectionError) as exc:
             for future in self.replies.values():
                 if not future.done():
                     future.set_exception(Closed(str(exc)))
@@ -537,12 +505,12 @@ async def play_table(
         stats.error(f"error frame {exc}")
     except TimeoutError:
         stats.error(f"timeout ({step})")
-    except (Closed, asyncio.IncompleteReadError, ConnectionError, OSError) as exc:
+    except (Closed, OSError) as exc:
         stats.error(f"socket: {type(exc).__name__} {exc}"[:80])
     finally:
         for seat in seats:
             seat.reader.cancel()
-            seat.sock.close()
+            await seat.sock.close()
 
 
 def socket_ports(ports: list[int], index: int) -> list[int]:

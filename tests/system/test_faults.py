@@ -276,9 +276,8 @@ def next_state(player: Browser, table_id: int, seconds: float = 15) -> dict[str,
     """The next frame the server pushes; when the socket was closed under it,
     reconnect (as the browser does) and take the full state it starts with."""
     assert player.ws is not None
-    player.ws.sock.settimeout(seconds)
     try:
-        return player.ws.recv()
+        return player.ws.recv(timeout=seconds)
     except Closed:
         return reconnect(player, table_id)
 

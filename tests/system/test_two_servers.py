@@ -13,11 +13,9 @@ the test is dropped.
 from __future__ import annotations
 
 import asyncio
-import base64
 import http.cookiejar
 import json
 import os
-import struct
 import subprocess
 import sys
 import time
@@ -31,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 from games import engine
 from tests.conftest import IN_CI
@@ -127,12 +127,11 @@ def sign_in(base: str, username: str) -> str:
 
 
 class Socket:
-    """A minimal RFC 6455 client (text frames, ping/pong, close) on asyncio,
-    enough to play; it keeps every state frame the server sends."""
+    """A table socket on the ``websockets`` client that keeps every state
+    frame the server sends."""
 
-    def __init__(self, name: str, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter) -> None:
-        self.name, self.reader, self.writer = name, reader, writer
+    def __init__(self, name: str, conn: ClientConnection) -> None:
+        self.name, self.conn = name, conn
         self.frames: list[dict[str, Any]] = []
         self.changed = asyncio.Event()
         self.revealed: set[int] = set()  # deal numbers seen revealed
@@ -143,57 +142,20 @@ class Socket:
 
     @classmethod
     async def open(cls, name: str, base: str, path: str, cookie: str) -> Socket:
-        url = urllib.parse.urlsplit(base)
-        reader, writer = await asyncio.open_connection(url.hostname, url.port)
-        key = base64.b64encode(os.urandom(16)).decode()
-        writer.write(
-            (
-                f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nUpgrade: websocket\r\n"
-                f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                f"Sec-WebSocket-Version: 13\r\nOrigin: {base}\r\nCookie: {cookie}\r\n\r\n"
-            ).encode()
+        conn = await connect(
+            base.replace("http", "ws", 1) + path,
+            origin=base,  # type: ignore[arg-type]
+            additional_headers={"Cookie": cookie},
+            open_timeout=10,
+            ping_interval=None,  # as a browser: no keepalive pings
         )
-        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 10)
-        assert b" 101 " in head.split(b"\r\n", 1)[0], head
-        return cls(name, reader, writer)
-
-    def _write(self, opcode: int, payload: bytes) -> None:
-        mask = os.urandom(4)
-        size = len(payload)
-        if size < 126:
-            header = struct.pack("!BB", 0x80 | opcode, 0x80 | size)
-        elif size < 1 << 16:
-            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size)
-        else:
-            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
-        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.writer.write(header + mask + masked)
+        return cls(name, conn)
 
     async def _read(self) -> None:
-        message = b""
         try:
-            while True:
-                first, second = await self.reader.readexactly(2)
-                size = second & 0x7F
-                if size == 126:
-                    (size,) = struct.unpack("!H", await self.reader.readexactly(2))
-                elif size == 127:
-                    (size,) = struct.unpack("!Q", await self.reader.readexactly(8))
-                mask = await self.reader.readexactly(4) if second & 0x80 else b""
-                payload = await self.reader.readexactly(size)
-                if mask:
-                    payload = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-                opcode = first & 0x0F
-                if opcode == 0x9:
-                    self._write(0xA, payload)
-                elif opcode == 0x8:
-                    break
-                elif opcode in (0x0, 0x1):
-                    message += payload
-                    if first & 0x80:
-                        self._keep(json.loads(message))
-                        message = b""
-        except (asyncio.IncompleteReadError, ConnectionError):
+            async for message in self.conn:
+                self._keep(json.loads(message))
+        except ConnectionClosed:
             pass
         finally:
             self.closed = True
@@ -232,20 +194,17 @@ class Socket:
         self.next_id += 1
         message_id = f"{self.name}-{self.next_id}"
         start = len(self.frames)
-        self._write(0x1, json.dumps({**message, "id": message_id}).encode())
+        await self.conn.send(json.dumps({**message, "id": message_id}))
         reply = await self.until(lambda f: f.get("id") == message_id, start)
         assert reply["type"] == "state", (self.name, message, reply)
         return reply
 
     async def close(self) -> None:
-        if not self.closed:
-            self._write(0x8, struct.pack("!H", 1000))
-            await self.writer.drain()
-            try:
-                await asyncio.wait_for(self.task, 5)
-            except TimeoutError:
-                self.task.cancel()
-        self.writer.close()
+        await self.conn.close()
+        try:
+            await asyncio.wait_for(self.task, 5)
+        except TimeoutError:
+            self.task.cancel()
 
 
 def house_front(cards: list[str]) -> list[str]:

@@ -1,16 +1,16 @@
-"""A small, real WebSocket client (RFC 6455) on the standard library, for tests
-that talk to a live server process over TCP: a handshake with the session
-cookie and Origin, masked text frames out, text and close frames in."""
+"""A blocking WebSocket client for tests that talk to a live server process
+over TCP, on the ``websockets`` library: a handshake with the session cookie
+and Origin, JSON text frames both ways, and one exception (``Closed``) for a
+socket the server closed or lost, whatever the library calls it."""
 
 from __future__ import annotations
 
-import base64
 import json
-import os
-import socket
-import struct
+from contextlib import ExitStack
 from typing import Any
-from urllib.parse import urlparse
+
+from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.sync.client import ClientConnection, connect
 
 
 class Closed(Exception):
@@ -19,75 +19,45 @@ class Closed(Exception):
         self.code = code
 
 
+def _closed(exc: ConnectionClosed) -> Closed:
+    return Closed(exc.rcvd.code if exc.rcvd is not None else None)
+
+
 class WebSocket:
     def __init__(self, url: str, *, origin: str, cookie: str = "", timeout: float = 10) -> None:
-        parts = urlparse(url)
-        self.sock = socket.create_connection((parts.hostname, parts.port or 80), timeout=timeout)
-        key = base64.b64encode(os.urandom(16)).decode()
-        lines = [
-            f"GET {parts.path} HTTP/1.1", f"Host: {parts.hostname}:{parts.port}",
-            "Upgrade: websocket", "Connection: Upgrade", f"Sec-WebSocket-Key: {key}",
-            "Sec-WebSocket-Version: 13", f"Origin: {origin}",
-        ]
-        if cookie:
-            lines.append(f"Cookie: {cookie}")
-        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
-        head = b""
-        while b"\r\n\r\n" not in head:
-            chunk = self.sock.recv(1)
-            if not chunk:
-                raise Closed(None)
-            head += chunk
-        status = head.split(b"\r\n", 1)[0]
-        if b" 101 " not in status:
-            raise ConnectionError(f"handshake refused: {status!r}")
-        self.close_code: int | None = None
-
-    def _read(self, n: int) -> bytes:
-        data = b""
-        while len(data) < n:
-            chunk = self.sock.recv(n - len(data))
-            if not chunk:
-                raise Closed(self.close_code)
-            data += chunk
-        return data
-
-    def _frame(self, opcode: int, payload: bytes) -> None:
-        mask = os.urandom(4)
-        size = len(payload)
-        if size < 126:
-            header = struct.pack("!BB", 0x80 | opcode, 0x80 | size)
-        elif size < 65536:
-            header = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size)
-        else:
-            header = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
-        body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-        self.sock.sendall(header + mask + body)
+        self.timeout = timeout
+        self.opened = ExitStack()  # the library wants its connection used as a context
+        try:
+            self.conn: ClientConnection = self.opened.enter_context(
+                connect(
+                    url,
+                    origin=origin,
+                    additional_headers={"Cookie": cookie} if cookie else None,
+                    open_timeout=timeout,
+                    close_timeout=2,
+                    ping_interval=None,  # as a browser: no keepalive pings
+                )
+            )
+        except InvalidHandshake as exc:
+            raise ConnectionError(f"handshake refused: {exc}") from None
 
     def send(self, message: Any) -> None:
         text = message if isinstance(message, str) else json.dumps(message)
-        self._frame(0x1, text.encode())
+        try:
+            self.conn.send(text)
+        except ConnectionClosed as exc:
+            raise _closed(exc) from None
 
-    def recv_text(self) -> str:
-        while True:
-            first, second = self._read(2)
-            opcode, size = first & 0x0F, second & 0x7F
-            if size == 126:
-                (size,) = struct.unpack("!H", self._read(2))
-            elif size == 127:
-                (size,) = struct.unpack("!Q", self._read(8))
-            payload = self._read(size)
-            if opcode == 0x8:  # close
-                self.close_code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
-                raise Closed(self.close_code)
-            if opcode == 0x9:  # ping
-                self._frame(0xA, payload)
-                continue
-            if opcode == 0x1:
-                return payload.decode()
+    def recv_text(self, timeout: float | None = None) -> str:
+        """The next text frame; ``TimeoutError`` after ``timeout`` seconds."""
+        try:
+            data = self.conn.recv(timeout=self.timeout if timeout is None else timeout)
+        except ConnectionClosed as exc:
+            raise _closed(exc) from None
+        return data if isinstance(data, str) else data.decode()
 
-    def recv(self) -> dict[str, Any]:
-        frame: dict[str, Any] = json.loads(self.recv_text())
+    def recv(self, timeout: float | None = None) -> dict[str, Any]:
+        frame: dict[str, Any] = json.loads(self.recv_text(timeout))
         return frame
 
     def reply_to(self, message_id: str | int) -> dict[str, Any]:
@@ -98,8 +68,4 @@ class WebSocket:
                 return frame
 
     def close(self) -> None:
-        try:
-            self._frame(0x8, struct.pack("!H", 1000))
-        except OSError:
-            pass
-        self.sock.close()
+        self.opened.close()
