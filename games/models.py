@@ -357,8 +357,9 @@ class Presence(models.Model):
     connected_at = models.DateTimeField(auto_now_add=True)
     last_seen = models.DateTimeField()
 
-    class Meta:
-        indexes = (models.Index(fields=["seat", "last_seen"], name="presence_seat_seen"),)
+    # No index on last_seen: every open socket rewrites it every 20 s, and an
+    # indexed column would make each of those updates leave a dead index
+    # entry (no HOT update). The seat's own index finds its one or two rows.
 
     def __str__(self) -> str:
         return f"{self.channel_name} at seat {self.seat_id}"

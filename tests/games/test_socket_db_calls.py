@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from accounts.models import User
 from games import consumers, services
 from games.exceptions import StakeTooHigh
-from games.models import ClientMessage, Table
+from games.models import ClientMessage, Presence, Table
 from tests.games.support import friend_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -105,3 +105,19 @@ def test_a_refused_message_inside_the_joined_transaction_leaves_nothing(
     assert not ClientMessage.objects.exists()
     table.refresh_from_db()
     assert table.stake_proposed is None
+
+
+def test_a_heartbeat_rewrites_no_indexed_column() -> None:
+    # Every open socket updates last_seen every 20 s: with last_seen in an
+    # index, PostgreSQL cannot update the row in place (HOT), and dead rows
+    # and index entries pile up between vacuums (docs/benchmarks.md).
+    indexed = {
+        column
+        for constraint in connection.introspection.get_constraints(
+            connection.cursor(), Presence._meta.db_table
+        ).values()
+        if constraint["index"] or constraint["unique"]
+        for column in constraint["columns"]
+    }
+    assert "last_seen" not in indexed
+    assert {"seat_id", "channel_name"} <= indexed
