@@ -96,6 +96,14 @@ class Seat(models.Model):
     balance_with_commission = models.DecimalField(
         max_digits=14, decimal_places=2, default=Decimal(STARTING_STACK)
     )
+    # The session at this table so far (rules §8), kept up to date under the
+    # table's lock so a state frame need not read every hand: revealed hands
+    # and their decision skill, and the completed luck estimates with their
+    # points (2 × wins + pushes of 120 samples each).
+    session_hands = models.PositiveIntegerField(default=0)
+    session_skill = models.DecimalField(max_digits=12, decimal_places=2, default=Decimal(0))
+    session_lucks = models.PositiveIntegerField(default=0)
+    session_luck_points = models.PositiveBigIntegerField(default=0)
 
     class Meta:
         ordering = ("table_id", "number")

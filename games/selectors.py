@@ -277,43 +277,31 @@ def table_state(*, table_id: int, seat_number: int, base_url: str = "") -> dict[
             "other": {**_seat_summary(other), "connected": seat_connected(other)},
         },
         "deal": None if deal is None else deal_view(deal=deal, viewer=seat_number, hands=hands),
-        "session": session_summary(table_id=table.pk, seat_number=seat_number),
+        "session": session_summary(seat=you),
     }
 
 
-def session_summary(*, table_id: int, seat_number: int) -> dict[str, Any]:
-    """A seat's session at a table (rules §8): the luck average over completed
-    estimates only (exact, from the stored counts, shown rounded half up to one
-    decimal), and decision skill over every revealed hand (total and mean)."""
+def session_summary(*, seat: Seat) -> dict[str, Any]:
+    """A seat's session at its table (rules §8): the luck average over completed
+    estimates only (exact, shown rounded half up to one decimal), and decision
+    skill over every revealed hand (total and mean). From the totals the
+    services keep on the seat: each estimate counts 120 samples, so its luck
+    1 + 9 × (2w + p) / 240 adds up to lucks + 3 × points / 80."""
     from fractions import Fraction
     from math import floor
 
-    hands = Hand.objects.raw(
-        _sql(
-            "SELECT h.id, h.luck_wins, h.luck_pushes, h.luck_losses, h.skill FROM {hand} h"
-            " JOIN {deal} d ON d.id = h.deal_id"
-            " WHERE d.table_id = %s AND h.seat_number = %s AND d.status = %s"
-        ),
-        [table_id, seat_number, Deal.Status.REVEALED.value],
-    )
-    rows = [(h.luck_wins, h.luck_pushes, h.luck_losses, h.skill) for h in hands]
-    lucks = [
-        1 + Fraction(9 * (2 * w + p), 2 * (w + p + n))
-        for w, p, n, _ in rows
-        if w is not None and p is not None and n is not None and (w + p + n)
-    ]
-    skills = [Decimal(skill) for *_, skill in rows if skill is not None]
-    total = sum(skills, Decimal(0))
+    total = Decimal(seat.session_skill)
     average = None
-    if lucks:
-        tenths = floor(sum(lucks, Fraction(0)) / len(lucks) * 10 + Fraction(1, 2))
+    if seat.session_lucks:
+        lucks = seat.session_lucks + Fraction(3 * seat.session_luck_points, 80)
+        tenths = floor(lucks / seat.session_lucks * 10 + Fraction(1, 2))
         average = f"{tenths // 10}.{tenths % 10}"
     return {
-        "hands": len(skills),
-        "luck_count": len(lucks),
+        "hands": seat.session_hands,
+        "luck_count": seat.session_lucks,
         "luck_average": average,
         "skill_total": float(total),
-        "skill_mean": None if not skills else float(total / len(skills)),
+        "skill_mean": None if not seat.session_hands else float(total / seat.session_hands),
     }
 
 

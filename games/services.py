@@ -579,7 +579,11 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
         delta = engine.ledger_delta(result, deal.stake)
         seat.stack += delta.actual
         seat.balance_with_commission += delta.with_commission
-        seat.save(update_fields=["stack", "balance_with_commission"])
+        seat.session_hands += 1
+        seat.session_skill += hand.skill
+        seat.save(
+            update_fields=["stack", "balance_with_commission", "session_hands", "session_skill"]
+        )
         LedgerEntry.objects.bulk_create(
             [
                 LedgerEntry(
@@ -646,6 +650,9 @@ def luck_record(
             float(estimate.high),
         )
         hand.luck_label = estimate.label()
+        seat.session_lucks += 1
+        seat.session_luck_points += 2 * estimate.wins + estimate.pushes
+        seat.save(update_fields=["session_lucks", "session_luck_points"])
         hand.save(
             update_fields=[
                 "luck_wins",
