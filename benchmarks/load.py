@@ -39,12 +39,12 @@ import json
 import os
 import random
 import secrets
-import signal
 import statistics
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -55,7 +55,7 @@ sys.path.insert(0, str(REPO))
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from tests.live_site import free_port, wait_healthy
+from tests.live_site import background_process, free_port, migrate, wait_healthy
 
 MAX_TABLES = 1000
 MAX_SECONDS = 600
@@ -105,69 +105,51 @@ def ensure_database(args: argparse.Namespace, env: dict[str, str]) -> None:
         psql(args, f'DROP DATABASE IF EXISTS "{args.database}" WITH (FORCE)')
     if not psql(args, f"select 1 from pg_database where datname = '{args.database}'"):
         psql(args, f'create database "{args.database}"')
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=REPO,
-        env=env,
-        check=True,
-    )
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+    migrate(env)
 
 
 @contextmanager
 def stack(
     env: dict[str, str], log_dir: Path, app: str = "paigow_site.asgi:application", servers: int = 1
-):
+) -> Iterator[tuple[list[int], list[subprocess.Popen[bytes]], subprocess.Popen[bytes]]]:
+    """A Celery worker and ``servers`` daphne processes; their ports, the
+    daphnes and the worker. The daphnes are stopped first, then the worker."""
     log_dir.mkdir(parents=True, exist_ok=True)
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "paigow_site",
-            "worker",
-            "-c",
-            "1",
-            "--loglevel",
-            "WARNING",
-        ],
-        cwd=REPO,
-        env=env,
-        stdout=(log_dir / "worker.log").open("wb"),
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    ports, daphnes = [], []
-    for i in range(servers):
-        ports.append(free_port())
-        daphnes.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(ports[-1]), app],
-                cwd=REPO,
-                env=env,
-                stdout=(log_dir / f"daphne-{i}.log").open("wb"),
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
+    with ExitStack() as running:
+        worker = running.enter_context(
+            background_process(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "paigow_site",
+                    "worker",
+                    "-c",
+                    "1",
+                    "--loglevel",
+                    "WARNING",
+                ],
+                env,
+                log_path=log_dir / "worker.log",
+                stop_seconds=15,
             )
         )
-    try:
+        ports = [free_port() for _ in range(servers)]
+        daphnes = [
+            running.enter_context(
+                background_process(
+                    [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app],
+                    env,
+                    log_path=log_dir / f"daphne-{i}.log",
+                    stop_seconds=15,
+                )
+            )
+            for i, port in enumerate(ports)
+        ]
         for port, daphne in zip(ports, daphnes, strict=True):
             wait_healthy(f"http://127.0.0.1:{port}", daphne)
         yield ports, daphnes, worker
-    finally:
-        for daphne in daphnes:
-            stop(daphne)
-        stop(worker)
 
 
 # --- /proc -------------------------------------------------------------------

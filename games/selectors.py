@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from datetime import timedelta
 from decimal import Decimal
+from fractions import Fraction
+from functools import cache
+from math import floor
 from typing import Any
 
 from django.conf import settings
@@ -185,9 +188,11 @@ def other_connected(*, table_id: int, seat_number: int) -> bool:
 # three times cheaper than the equivalent querysets (docs/benchmarks.md).
 
 
+@cache
 def _sql(template: str) -> str:
     """``template`` with ``{table}``, ``{seat}``, ``{deal}``, ``{hand}``,
-    ``{presence}`` and ``{user}`` replaced by the quoted table names."""
+    ``{presence}`` and ``{user}`` replaced by the quoted table names (built
+    once per statement: the names do not change while the process runs)."""
     quote = connection.ops.quote_name
     names = {
         "table": Table,
@@ -287,9 +292,6 @@ def session_summary(*, seat: Seat) -> dict[str, Any]:
     skill over every revealed hand (total and mean). From the totals the
     services keep on the seat: each estimate counts 120 samples, so its luck
     1 + 9 × (2w + p) / 240 adds up to lucks + 3 × points / 80."""
-    from fractions import Fraction
-    from math import floor
-
     total = Decimal(seat.session_skill)
     average = None
     if seat.session_lucks:

@@ -63,6 +63,19 @@ def migrate(env: Mapping[str, str]) -> None:
     )
 
 
+def stop_group(process: subprocess.Popen[bytes], seconds: float = 10) -> None:
+    """SIGTERM ``process``'s group (started with ``start_new_session``), wait
+    for a clean stop, and SIGKILL it only if it is not gone in ``seconds``."""
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
 @contextmanager
 def live_site(
     env: Mapping[str, str], *, log_path: Path | None = None, port: int | None = None
@@ -81,12 +94,7 @@ def live_site(
         wait_healthy(base, process)
         yield base
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
+        stop_group(process)
         if log:
             log.close()
 
@@ -107,12 +115,6 @@ def background_process(
     try:
         yield process
     finally:
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGTERM)
-            try:
-                process.wait(timeout=stop_seconds)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+        stop_group(process, stop_seconds)
         if log:
             log.close()

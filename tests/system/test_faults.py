@@ -29,7 +29,7 @@ import pytest
 
 from games import engine
 from tests.conftest import IN_CI
-from tests.live_site import REPO, embedded_env, free_port, migrate, wait_healthy
+from tests.live_site import REPO, embedded_env, free_port, migrate, stop_group, wait_healthy
 from tests.system.wsclient import Closed, WebSocket
 
 pytestmark = pytest.mark.slow
@@ -80,13 +80,8 @@ class Site:
         FAULTS["kills"] += 1
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+        if self.process is not None:
+            stop_group(self.process)
 
     def check(self) -> dict[str, Any]:
         result = subprocess.run(
