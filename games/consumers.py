@@ -2,9 +2,15 @@
 
 It authenticates the connection, checks each frame against the one registry
 in ``games.protocol``, calls a service, and sends the result. It holds no
-rules. After a change commits, it tells the table's group to refresh, and
-every seat's consumer builds its own view from the database with
-``selectors.table_state`` (so nothing hidden ever crosses the channel layer).
+rules. After a socket's action commits, the same database call reads every
+seat's view once (``selectors.table_states``, built by ``engine.seat_view``);
+the socket answers with its own and pushes each other view to that seat's
+own channel-layer group (``<table group>.<seat>``), which only that seat's
+sockets join, so a view only ever travels to the seat allowed to see it.
+Views carry the table's ``version``: pushes from two processes can arrive out
+of order, and a socket never sends a view older than the last it sent.
+Changes made outside a socket (pages, upkeep) and presence changes send the
+table's group a bare refresh; each socket then reads its own view.
 
 Presence: each open socket keeps one ``Presence`` row (made on connect,
 refreshed by a heartbeat, deleted on close). A connect or a close tells the
@@ -116,6 +122,7 @@ class TableConsumer(AsyncWebsocketConsumer):
     seat_number: int
     seat_id: int
     group: str | None = None
+    version_sent: int = -1  # the newest table version this socket has sent
     base_url: str = ""
     heartbeat: asyncio.Task[None] | None = None
     other_connected: bool | None = None  # as last sent to this socket
@@ -139,6 +146,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode("latin-1")
         await db(services.presence_connect)(seat_id=seat.pk, channel_name=self.channel_name)
         await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.channel_layer.group_add(self.seat_group(self.seat_number), self.channel_name)
         await self.send_state()
         await self.tell_others()
         self.heartbeat = asyncio.create_task(self.beat())
@@ -150,6 +158,9 @@ class TableConsumer(AsyncWebsocketConsumer):
                 await self.heartbeat
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+            await self.channel_layer.group_discard(
+                self.seat_group(self.seat_number), self.channel_name
+            )
             await db(services.presence_disconnect)(channel_name=self.channel_name)
             await self.tell_others()
 
@@ -169,6 +180,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Refresh this socket's presence; whether the other seat is connected."""
         services.presence_heartbeat(seat_id=self.seat_id, channel_name=self.channel_name)
         return selectors.other_connected(table_id=self.table_id, seat_number=self.seat_number)
+
+    def seat_group(self, number: int) -> str:
+        """The group of one seat's sockets: the only ones its view is sent to."""
+        return f"{self.group}.{number}"
 
     async def tell_others(self) -> None:
         if self.group:
@@ -193,7 +208,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_state(message.id)
             return
         try:
-            applied, state = await db(self.perform_then_read)(message)
+            applied, views = await db(self.perform_then_read)(message)
         except GameError as exc:
             await self.send_error(exc, message.id)
             return
@@ -201,26 +216,43 @@ class TableConsumer(AsyncWebsocketConsumer):
             log.exception("table %s: %s failed", self.table_id, message.type)
             await self.send_error(ServerError(), message.id)
             return
+        state = None if views is None else views.get(self.seat_number)
         if not applied:  # a resend of an id already applied: the same answer, once
             await self.send_state(message.id, replayed=True, state=state)
             return
         # The service's transaction has committed: answer, then tell the others.
         await self.send_state(message.id, state=state)
-        await self.tell_others()
+        await self.push_views(views)
 
-    def perform_then_read(self, message: protocol.Message) -> tuple[bool, dict[str, Any] | None]:
-        """``perform``, then this seat's state for the answer, in one database
-        call (one thread hop and one connection check fewer a message). The
-        action has committed before the read: if the read fails, None asks
-        for the state again instead of reporting the action as failed."""
+    def perform_then_read(
+        self, message: protocol.Message
+    ) -> tuple[bool, dict[int, dict[str, Any]] | None]:
+        """``perform``, then the seats' views, in one database call (one thread
+        hop and one connection check fewer a message). The action has
+        committed before the read: if the read fails, None asks each seat to
+        read its own state instead of reporting the action as failed."""
         applied = self.perform(message)
         try:
-            return applied, self.read_state()
+            if not applied:
+                return applied, {self.seat_number: self.read_state()}
+            return applied, selectors.table_states(table_id=self.table_id, base_url=self.base_url)
         except Exception:
             log.exception(
                 "table %s: reading the state after %s failed", self.table_id, message.type
             )
             return applied, None
+
+    async def push_views(self, views: dict[int, dict[str, Any]] | None) -> None:
+        """Send each seat's view to that seat's group (this socket's own other
+        tabs included); a bare refresh when the views could not be read."""
+        if views is None:
+            await self.tell_others()
+            return
+        for number, view in views.items():
+            await self.channel_layer.group_send(
+                self.seat_group(number),
+                {"type": "table.state", "state": view, "origin": self.channel_name},
+            )
 
     def perform(self, message: protocol.Message) -> bool:
         """Run the message's service; with an ``id``, at most once per seat and id
@@ -247,6 +279,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         if event.get("origin") != self.channel_name:
             await self.send_state()
 
+    async def table_state(self, event: dict[str, Any]) -> None:
+        """This seat's view after another socket's change: sent unless this
+        socket made the change or has already sent a view as new."""
+        state = event["state"]
+        if event.get("origin") != self.channel_name and state["table"]["version"] > self.version_sent:
+            await self.send_state(state=state)
+
     def read_state(self) -> dict[str, Any]:
         return selectors.table_state(
             table_id=self.table_id, seat_number=self.seat_number, base_url=self.base_url
@@ -262,6 +301,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if state is None:
             state = await db(self.read_state)()
         self.other_connected = state["seats"]["other"]["connected"]
+        self.version_sent = max(self.version_sent, state["table"]["version"])
         frame = {"type": "state", **state}
         if replayed:
             frame["replayed"] = True

@@ -43,6 +43,11 @@ class Table(models.Model):
     # The stake of the latest deal, for "Rebet".
     last_stake = models.PositiveIntegerField(null=True, blank=True)
     deals_count = models.PositiveIntegerField(default=0)
+    # Bumped by every change of what a seat may see (``services._touch``), in
+    # the transaction that holds the table's lock: a socket drops a pushed
+    # view older than the one it last sent (views can cross the channel layer
+    # out of order).
+    version = models.PositiveBigIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -164,7 +164,10 @@ def _join(cards: tuple[str, ...] | list[str]) -> str:
 
 
 def _touch(table: Table, *fields: str) -> None:
-    table.save(update_fields=[*fields, "updated_at"])
+    """Save ``fields`` and mark the table changed: a new ``version`` orders the
+    views the sockets push (``games.consumers``)."""
+    table.version += 1
+    table.save(update_fields=[*fields, "version", "updated_at"])
 
 
 # --- tables -----------------------------------------------------------------
@@ -504,6 +507,8 @@ def setting_lock(
         if all(h.locked for h in hands):
             _reveal(table, deal, hands)
             hand = next(h for h in hands if h.seat_number == seat.number)
+        else:
+            _touch(table)  # the other seat now sees this side locked
     return hand
 
 

@@ -71,7 +71,7 @@ def tables_close_idle(*, now: Any = None) -> list[int]:
                 pk=table_id, status__in=IDLE_STATUSES, updated_at__lt=cutoff
             ).update(
                 status=Table.Status.FINISHED, stake=None, stake_proposed=None,
-                stake_proposed_by=None, updated_at=now,
+                stake_proposed_by=None, version=F("version") + 1, updated_at=now,
             )
             if not claimed:
                 continue
