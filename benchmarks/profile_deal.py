@@ -5,11 +5,12 @@
 
 Runs ``--deals`` whole friend deals through the same calls the table socket
 makes (each message through ``services.client_message_apply`` with an id, as
-the page sends them, then ``selectors.table_state`` for both seats, as
-the acting consumer answers and the other seat's consumer refreshes), on the
-database in the environment (the embedded SQLite when none), and prints the
-median time and the query count of every step. ``--cprofile STEP`` prints the
-top of a cProfile of that step (e.g. ``lock2`` or ``state``).
+the page sends them, reading both seats' views in its transaction with
+``selectors.seat_views``, as the acting socket does before it answers and
+pushes the other seat's view), on the database in the environment (the
+embedded SQLite when none), and prints the median time and the query count of
+every step, the views included. ``--cprofile STEP`` prints the top of a
+cProfile of that step (e.g. ``lock2``).
 """
 
 from __future__ import annotations
@@ -79,28 +80,20 @@ def main() -> None:
             kind=kind,
             fields=fields,
             action=lambda: consumers.ACTIONS[kind](user, tid, fields),
+            then=lambda table, seats: selectors.seat_views(table=table, seats=seats),
         )
-
-    def states(after: str) -> None:
-        for seat in (0, 1):
-            step("state", lambda s=seat: selectors.table_state(table_id=tid, seat_number=s))
 
     for _ in range(args.deals):
         step("stake", socket(host, "stake", amount=1))
-        states("stake")
         step("accept", socket(friend, "accept_stake"))
-        states("accept")
         step("deal", socket(host, "deal"))
-        states("deal")
         number = selectors.table_state(table_id=tid, seat_number=0)["deal"]["number"]
         for name, user, seat in (("lock1", host, 0), ("lock2", friend, 1)):
             cards = selectors.table_state(table_id=tid, seat_number=seat)["deal"]["you"]["cards"]
             front = list(house_way(cards).setting.front)
             step(name, socket(user, "lock", front=front, deal=number))
-            states(name)
         for user in (host, friend):
             step("luck", socket(user, "luck", deal=number, wins=60, pushes=0, losses=60))
-            states("luck")
     print(f"{args.deals} friend deals on {connection.vendor}; median ms and queries per call:")
     total = 0.0
     for name, values in times.items():

@@ -27,7 +27,8 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Callable
+import random
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from typing import Any, TypeVar
@@ -39,6 +40,7 @@ from django.db import close_old_connections
 
 from . import broadcast, protocol, selectors, services
 from .exceptions import GameError, ServerError, error_payload
+from .models import Seat, Table
 
 log = logging.getLogger(__name__)
 
@@ -86,6 +88,20 @@ def db(func: Callable[..., T]) -> Callable[..., Any]:
             close_old_connections()
 
     return sync_to_async(call, thread_sensitive=False, executor=_db_threads())
+
+
+def beat_delays(interval: float, rng: random.Random) -> Iterator[float]:
+    """The waits before each heartbeat: the first a random part of
+    ``interval``, then ``interval`` give or take a tenth.
+
+    Sockets open in bursts (a server restart reconnects them all at once):
+    beating every ``interval`` from the connect, they would all beat together,
+    a burst of database calls that delays every deal in it. Spread and
+    jittered, they beat at an even rate (never more than 1.1 intervals apart,
+    well inside ``PRESENCE_TTL_SECONDS``)."""
+    yield rng.uniform(0, interval)
+    while True:
+        yield interval * rng.uniform(0.9, 1.1)
 
 
 # Message type -> the service it calls, with the fields it passes.
@@ -167,8 +183,8 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def beat(self) -> None:
         """Keep this socket counted; send a fresh state when the other seat's
         presence changed without a refresh (its process died)."""
-        while True:
-            await asyncio.sleep(settings.PRESENCE_HEARTBEAT_SECONDS)
+        for delay in beat_delays(settings.PRESENCE_HEARTBEAT_SECONDS, random.Random()):
+            await asyncio.sleep(delay)
             try:
                 connected = await db(self.keep_present)()
                 if connected != self.other_connected:
@@ -208,7 +224,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_state(message.id)
             return
         try:
-            applied, views = await db(self.perform_then_read)(message)
+            applied, state, views = await db(self.perform_then_read)(message)
         except GameError as exc:
             await self.send_error(exc, message.id)
             return
@@ -216,7 +232,6 @@ class TableConsumer(AsyncWebsocketConsumer):
             log.exception("table %s: %s failed", self.table_id, message.type)
             await self.send_error(ServerError(), message.id)
             return
-        state = None if views is None else views.get(self.seat_number)
         if not applied:  # a resend of an id already applied: the same answer, once
             await self.send_state(message.id, replayed=True, state=state)
             return
@@ -226,41 +241,58 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def perform_then_read(
         self, message: protocol.Message
-    ) -> tuple[bool, dict[int, dict[str, Any]] | None]:
-        """``perform``, then the seats' views, in one database call (one thread
-        hop and one connection check fewer a message). The action has
-        committed before the read: if the read fails, None asks each seat to
-        read its own state instead of reporting the action as failed."""
-        applied = self.perform(message)
+    ) -> tuple[bool, dict[str, Any] | None, list[selectors.SeatView] | None]:
+        """``perform``; this seat's state for the answer; the views to push
+        (None: tell the table to refresh). One database call: one thread hop
+        and one connection check fewer a message.
+
+        A message with an ``id`` (the page's always have one) gets every
+        seat's view read in its own transaction; one without, after the
+        commit. A resend reads its own state only. If a read after the commit
+        fails, None asks for it again instead of reporting the committed
+        action as failed."""
+        views: list[selectors.SeatView] = []
+        applied = self.perform(message, views)
         try:
             if not applied:
-                return applied, {self.seat_number: self.read_state()}
-            return applied, selectors.table_states(table_id=self.table_id, base_url=self.base_url)
+                return applied, self.read_state(), []
+            if not views:
+                views = selectors.table_states(table_id=self.table_id, base_url=self.base_url)
         except Exception:
             log.exception(
                 "table %s: reading the state after %s failed", self.table_id, message.type
             )
-            return applied, None
+            return applied, None, None if applied else []
+        own = next(v.state for v in views if v.number == self.seat_number)
+        return applied, own, views
 
-    async def push_views(self, views: dict[int, dict[str, Any]] | None) -> None:
+    async def push_views(self, views: list[selectors.SeatView] | None) -> None:
         """Send each seat's view to that seat's group (this socket's own other
-        tabs included); a bare refresh when the views could not be read."""
+        tabs included), when it has a socket to send it to; a bare refresh
+        when the views could not be read. (A socket that opens after the read
+        reads its own first view after this change committed.)"""
         if views is None:
             await self.tell_others()
             return
-        for number, view in views.items():
-            await self.channel_layer.group_send(
-                self.seat_group(number),
-                {"type": "table.state", "state": view, "origin": self.channel_name},
-            )
+        for view in views:
+            others = view.sockets - (view.number == self.seat_number)
+            if others > 0:
+                await self.channel_layer.group_send(
+                    self.seat_group(view.number),
+                    {"type": "table.state", "state": view.state, "origin": self.channel_name},
+                )
 
-    def perform(self, message: protocol.Message) -> bool:
+    def perform(self, message: protocol.Message, views: list[selectors.SeatView]) -> bool:
         """Run the message's service; with an ``id``, at most once per seat and id
-        (False: this id was applied before, nothing ran)."""
+        (False: this id was applied before, nothing ran). ``views`` gets the
+        seats' views, read in the action's transaction (with an ``id`` only)."""
         user = self.scope["user"]
 
         def action() -> object:
             return ACTIONS[message.type](user, self.table_id, message.fields)
+
+        def read(table: Table, seats: tuple[Seat, Seat]) -> None:
+            views.extend(selectors.seat_views(table=table, seats=seats, base_url=self.base_url))
 
         if message.id is None:
             action()
@@ -272,6 +304,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             kind=message.type,
             fields=message.fields,
             action=action,
+            then=read,
         )
 
     async def table_refresh(self, event: dict[str, Any]) -> None:

@@ -9,12 +9,13 @@ reveal (results). Pages and every socket frame use it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from math import floor
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -206,31 +207,38 @@ def _sql(template: str) -> str:
 
 
 def _read_seats(table_id: int) -> tuple[Table, list[Seat]]:
-    """The table and its two seats by number, each with ``present`` (a fresh
-    presence row) and its user (only the username loaded)."""
+    """The table and ``table_seats``."""
     tables = list(Table.objects.raw(_sql("SELECT * FROM {table} WHERE id = %s"), [table_id]))
     if not tables:
         raise TableNotFound()
+    return tables[0], table_seats(table=tables[0])
+
+
+def table_seats(*, table: Table) -> list[Seat]:
+    """The table's two seats by number, each with ``present`` (how many fresh
+    presence rows: open sockets) and its user (only the username loaded): all
+    a view needs of them, in one query (``services.client_message_apply``
+    reads them so too, under the table's lock)."""
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     seats = list(
         Seat.objects.raw(
             _sql(
-                "SELECT s.*, u.username AS user_username, EXISTS(SELECT 1 FROM {presence} p"
+                "SELECT s.*, u.username AS user_username, (SELECT count(*) FROM {presence} p"
                 " WHERE p.seat_id = s.id AND p.last_seen >= %s) AS present"
                 " FROM {seat} s LEFT JOIN {user} u ON u.id = s.user_id"
                 " WHERE s.table_id = %s ORDER BY s.number"
             ),
-            [connection.ops.adapt_datetimefield_value(fresh), table_id],
+            [connection.ops.adapt_datetimefield_value(fresh), table.pk],
         )
     )
     user_model = get_user_model()
     for seat in seats:
-        seat.table = tables[0]
+        seat.table = table
         if seat.user_id is not None:  # as .only("id", "username") would load it
             seat.user = user_model.from_db(
                 connection.alias, ["id", "username"], (seat.user_id, seat.user_username)
             )
-    return tables[0], seats
+    return seats
 
 
 def _read_latest_deal(table_id: int) -> tuple[Deal | None, list[Hand]]:
@@ -261,22 +269,39 @@ def table_state(*, table_id: int, seat_number: int, base_url: str = "") -> dict[
     return _seat_state(table, seats, deal, hands, seat_number, base_url)
 
 
-def table_states(*, table_id: int, base_url: str = "") -> dict[int, dict[str, Any]]:
-    """``table_state`` of every seat a person sits in, by seat number, from
-    one read (what a socket pushes to both seats after a change: four queries,
-    not four a seat)."""
+class SeatView(NamedTuple):
+    number: int
+    state: dict[str, Any]
+    sockets: int  # the seat's open table sockets when it was read
+
+
+def table_states(*, table_id: int, base_url: str = "") -> list[SeatView]:
+    """``seat_views`` read now (four queries for both seats)."""
     table, seats = _read_seats(table_id)
+    return seat_views(table=table, seats=seats, base_url=base_url)
+
+
+def seat_views(*, table: Table, seats: Sequence[Seat], base_url: str = "") -> list[SeatView]:
+    """``table_state`` of every seat a person sits in, with how many sockets
+    each has open: what a socket pushes to the seats after a change. From
+    ``table`` and ``seats`` as read by ``table_seats`` (in the transaction of
+    the change, which holds the table's lock) and the latest deal (two queries
+    for both seats, not four a seat)."""
     deal, hands = _read_latest_deal(table.pk)
-    return {
-        seat.number: _seat_state(table, seats, deal, hands, seat.number, base_url)
+    return [
+        SeatView(
+            seat.number,
+            _seat_state(table, seats, deal, hands, seat.number, base_url),
+            int(getattr(seat, "present", 0)),
+        )
         for seat in seats
         if seat.user_id is not None and not seat.is_dealer
-    }
+    ]
 
 
 def _seat_state(
     table: Table,
-    seats: list[Seat],
+    seats: Sequence[Seat],
     deal: Deal | None,
     hands: list[Hand],
     seat_number: int,

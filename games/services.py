@@ -29,10 +29,10 @@ from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
-from . import engine, upkeep
+from . import engine, selectors, upkeep
 from .exceptions import (
     AlreadyLocked,
     AlreadyRevealed,
@@ -552,6 +552,7 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
         ),
     }
     seats = {seat.number: seat for seat in _seats(table)}
+    entries: list[LedgerEntry] = []
     for hand, other in ((first, second), (second, first)):
         seat = seats[hand.seat_number]
         front_part, back_part, result, foul = outcomes[hand.seat_number]
@@ -589,24 +590,23 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
         seat.save(
             update_fields=["stack", "balance_with_commission", "session_hands", "session_skill"]
         )
-        LedgerEntry.objects.bulk_create(
-            [
-                LedgerEntry(
-                    seat=seat,
-                    deal=deal,
-                    ledger=LedgerEntry.Ledger.ACTUAL,
-                    amount=Decimal(delta.actual),
-                    balance=Decimal(seat.stack),
-                ),
-                LedgerEntry(
-                    seat=seat,
-                    deal=deal,
-                    ledger=LedgerEntry.Ledger.WITH_COMMISSION,
-                    amount=delta.with_commission,
-                    balance=seat.balance_with_commission,
-                ),
-            ]
-        )
+        entries += [
+            LedgerEntry(
+                seat=seat,
+                deal=deal,
+                ledger=LedgerEntry.Ledger.ACTUAL,
+                amount=Decimal(delta.actual),
+                balance=Decimal(seat.stack),
+            ),
+            LedgerEntry(
+                seat=seat,
+                deal=deal,
+                ledger=LedgerEntry.Ledger.WITH_COMMISSION,
+                amount=delta.with_commission,
+                balance=seat.balance_with_commission,
+            ),
+        ]
+    LedgerEntry.objects.bulk_create(entries)
     deal.status = Deal.Status.REVEALED
     deal.revealed_at = timezone.now()
     deal.save(update_fields=["status", "revealed_at"])
@@ -684,24 +684,28 @@ def client_message_apply(
     kind: str,
     fields: dict[str, Any],
     action: Callable[[], object],
+    then: Callable[[Table, tuple[Seat, Seat]], object] | None = None,
 ) -> bool:
     """Apply a socket action once per seat and client ``id``: True when
     ``action`` (a transition above) ran now, False when this id was applied
     before (a resend: nothing runs again). The id is recorded in the same
     transaction as the action, so it commits with it or not at all, and
-    survives restarts. An id reused for a different message is refused."""
+    survives restarts. An id reused for a different message is refused.
+    ``then`` runs after the action, in its transaction, with the table and its
+    seats as the action left them (the socket reads the seats' views there)."""
     key = json.dumps(client_id, ensure_ascii=False)
     digest = hashlib.sha256(
         json.dumps([kind, fields], sort_keys=True, separators=(",", ":")).encode()
     ).hexdigest()
     with transaction.atomic():
         table = _lock_table(table_id)
-        seats = _seats(table)
+        first, second = selectors.table_seats(table=table)
+        seats = (first, second)
         seat = next((s for s in seats if s.user_id is not None and s.user_id == user.pk), None)
         if seat is None or not getattr(user, "is_authenticated", False):
             raise NotSeated()
-        seen = ClientMessage.objects.filter(seat=seat, client_id=key).first()
-        if seen is not None:
+        if not _message_id_claim(seat, key, kind, digest):
+            seen = ClientMessage.objects.get(seat=seat, client_id=key)
             if seen.type != kind or seen.digest != digest:
                 raise IdReused()
             return False
@@ -710,5 +714,28 @@ def client_message_apply(
             action()
         finally:
             _joined.reset(joined)
-        ClientMessage.objects.create(seat=seat, client_id=key, type=kind, digest=digest)
+        if then is not None:
+            then(table, seats)
     return True
+
+
+def _message_id_claim(seat: Seat, key: str, kind: str, digest: str) -> bool:
+    """Record a message id for ``seat``: False when it was already recorded.
+    One statement (the usual case is a new id); the caller's transaction
+    undoes it if the action fails. Both backends support ON CONFLICT."""
+    table = connection.ops.quote_name(ClientMessage._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (seat_id, client_id, type, digest, reply, created_at)"
+            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (seat_id, client_id) DO NOTHING"
+            " RETURNING id",
+            [
+                seat.pk,
+                key,
+                kind,
+                digest,
+                ClientMessage._meta.get_field("reply").default,
+                connection.ops.adapt_datetimefield_value(timezone.now()),
+            ],
+        )
+        return cursor.fetchone() is not None

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.db import transaction
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Concat, Substr, TruncDate
@@ -180,13 +181,25 @@ def report_refresh(*, user_id: int) -> bool:
 
 def report_refresh_later(*, user_ids: list[int]) -> None:
     """After the current transaction commits, queue a refresh of each player's
-    aggregates (a failing broker is logged, never raised into the reveal)."""
+    aggregates, at most one a ``REPORT_REFRESH_SECONDS`` window (a failing
+    broker or cache is logged, never raised into the reveal).
+
+    A refresh rebuilds all of a player's buckets, and a player can reveal a
+    deal every few seconds: one rebuild a window, run just after the window
+    ends, covers every reveal in it. Until then the report sums the hands
+    (``history.skill_report``), so it is never behind, only slower to read."""
+    window = settings.REPORT_REFRESH_SECONDS
 
     def queue() -> None:
         from .tasks import report_refresh as task
 
         for user_id in user_ids:
-            task.delay(user_id)
+            if not window:
+                task.delay(user_id)
+            elif cache.add(f"report-refresh:{user_id}", True, timeout=window):
+                # Due after the mark expires: a reveal the mark held back has
+                # committed before this runs.
+                task.apply_async((user_id,), countdown=window + 1)
 
     transaction.on_commit(queue, robust=True)
 

@@ -194,6 +194,12 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # Background upkeep (games.tasks), every UPKEEP_SECONDS (default 15 minutes).
 UPKEEP_SECONDS = float(os.environ.get("UPKEEP_SECONDS", "900"))
+# A player's skill-report aggregates are rebuilt at most once a window of this
+# many seconds, that long after the first reveal in it (0: after every
+# reveal, the eager default). The report reads the hands meanwhile.
+REPORT_REFRESH_SECONDS = int(
+    os.environ.get("REPORT_REFRESH_SECONDS", "0" if CELERY_TASK_ALWAYS_EAGER else "60")
+)
 CELERY_BEAT_SCHEDULE = {
     "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
     "invites-expire": {"task": "games.invites_expire", "schedule": UPKEEP_SECONDS},

@@ -45,22 +45,27 @@ async def friends_at_a_table(player: User, friend: User) -> Table:
     return table
 
 
+@pytest.mark.parametrize("with_ids", [True, False], ids=["with ids", "without ids"])
 async def test_each_seat_group_carries_only_that_seats_view(
-    player: User, friend: User, rig: Rig, sent: list[tuple[str, dict[str, Any]]]
+    player: User, friend: User, rig: Rig, sent: list[tuple[str, dict[str, Any]]], with_ids: bool
 ) -> None:
+    """With an id the views are read in the action's transaction; without,
+    after it: the same pushes either way."""
     rig(deck_with(STRONG, WEAK))
     table = await friends_at_a_table(player, friend)
     ada, _ = await join(player, table.pk)
     grace, _ = await join(friend, table.pk)
     await ada.receive()  # Grace's arrival
-    await ada.send({"type": "stake", "amount": 5})
-    await grace.receive()
-    await grace.send({"type": "accept_stake"})
-    await ada.receive()
-    await ada.send({"type": "deal"})
-    await grace.receive()
-    await ada.send({"type": "lock", "front": ["As", "Ah"]})
-    await grace.receive()
+    steps = [
+        (ada, grace, {"type": "stake", "amount": 5}),
+        (grace, ada, {"type": "accept_stake"}),
+        (ada, grace, {"type": "deal"}),
+        (ada, grace, {"type": "lock", "front": ["As", "Ah"]}),
+    ]
+    for number, (socket, other, message) in enumerate(steps):
+        answer = await socket.send({**message, "id": number} if with_ids else message)
+        assert answer.get("id") == (number if with_ids else None)
+        assert (await other.receive())["table"]["version"] == answer["table"]["version"]
 
     deal = await database_sync_to_async(Deal.objects.get)(table=table)
     hidden = {
@@ -75,7 +80,9 @@ async def test_each_seat_group_carries_only_that_seats_view(
         number = int(group.removeprefix(f"{table.group_name}."))
         assert message["state"]["seats"]["you"]["seat"] == number
         pushed[number].append(json.dumps(message["state"]))
-    assert len(pushed[0]) == len(pushed[1]) == 4  # stake, accept, deal, lock
+    # Each change goes to the other seat only: neither has a second tab.
+    assert len(pushed[0]) == 1  # Grace's accept
+    assert len(pushed[1]) == 3  # Ada's stake, deal and lock
     for number in (0, 1):
         assert_no_leak(pushed[number], hidden[number], deal.secret)
 

@@ -4,6 +4,7 @@ transaction per message, and connections that are given back."""
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -121,3 +122,17 @@ def test_a_heartbeat_rewrites_no_indexed_column() -> None:
     }
     assert "last_seen" not in indexed
     assert {"seat_id", "channel_name"} <= indexed
+
+
+def test_sockets_opened_together_beat_spread_over_the_interval() -> None:
+    rng = random.Random(7)
+    interval = 20.0
+    firsts = []
+    for _ in range(400):  # a restart reconnects every socket at once
+        delays = consumers.beat_delays(interval, rng)
+        firsts.append(next(delays))
+        later = [next(delays) for _ in range(5)]
+        assert all(0.9 * interval <= d <= 1.1 * interval for d in later)
+    # In any tenth of the interval, about a tenth of the sockets beat first.
+    per_tenth = [sum(1 for f in firsts if k * 2 <= f < (k + 1) * 2) for k in range(10)]
+    assert max(per_tenth) < 70 and min(per_tenth) > 15, per_tenth

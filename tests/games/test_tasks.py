@@ -10,6 +10,7 @@ from unittest import mock
 
 import pytest
 from django.conf import settings
+from django.core.cache import cache
 from django.db import OperationalError
 from django.utils import timezone
 
@@ -179,10 +180,14 @@ def test_expired_links_are_withdrawn_once_and_still_say_expired(
 # --- report aggregates ------------------------------------------------------
 
 
+@pytest.mark.parametrize("window", [0, 60])
 def test_each_reveal_queues_a_refresh_of_both_players(
     player: Any, friend: Any, rig: Callable[..., None],
-    django_capture_on_commit_callbacks: Any,
+    django_capture_on_commit_callbacks: Any, settings: Any, window: int,
 ) -> None:
+    settings.REPORT_REFRESH_SECONDS = window
+    for user in (player, friend):
+        cache.delete(f"report-refresh:{user.pk}")
     table = friend_table(player, friend)
     rig(deck_with(SPLIT_A, SPLIT_B))
     services.stake_propose(user=player, table_id=table.pk, amount=5)
@@ -191,10 +196,14 @@ def test_each_reveal_queues_a_refresh_of_both_players(
     services.setting_lock(user=player, table_id=table.pk, front=house_front(SPLIT_A))
     with (
         mock.patch.object(tasks.report_refresh, "delay") as delay,
+        mock.patch.object(tasks.report_refresh, "apply_async") as later,
         django_capture_on_commit_callbacks(execute=True),
     ):
         services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
-    assert sorted(c.args[0] for c in delay.call_args_list) == sorted([player.pk, friend.pk])
+    queued = [c.args[0] for c in delay.call_args_list] + [
+        c.args[0][0] for c in later.call_args_list
+    ]
+    assert sorted(queued) == sorted([player.pk, friend.pk])
 
 
 def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
@@ -274,11 +283,18 @@ def _report_without_aggregates(user: Any, filters: Any = None) -> dict[str, Any]
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("window", [0, 60])
 def test_a_broker_that_is_down_never_fails_a_reveal(
-    player: Any, play: Callable[..., Deal]
+    player: Any, play: Callable[..., Deal], settings: Any, window: int
 ) -> None:
+    settings.REPORT_REFRESH_SECONDS = window
+    cache.delete(f"report-refresh:{player.pk}")
     table = services.table_start(user=player, mode="solo")
-    with mock.patch.object(tasks.report_refresh, "delay", side_effect=ConnectionError("down")):
+    down = ConnectionError("down")
+    with (
+        mock.patch.object(tasks.report_refresh, "delay", side_effect=down),
+        mock.patch.object(tasks.report_refresh, "apply_async", side_effect=down),
+    ):
         deal = play(player, table, STRONG, WEAK)
     deal.refresh_from_db()
     assert deal.revealed
@@ -386,3 +402,31 @@ def test_a_kept_message_id_still_turns_a_resend_into_a_replay(
     assert stake() is True
     upkeep.client_messages_forget()  # the id is fresh: kept
     assert stake() is False
+
+
+def test_a_player_revealing_often_gets_one_refresh_a_window(
+    player: Any, play: Callable[..., Deal], settings: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    settings.REPORT_REFRESH_SECONDS = 60
+    cache.delete(f"report-refresh:{player.pk}")
+    table = services.table_start(user=player, mode="solo")
+    with (
+        mock.patch.object(tasks.report_refresh, "apply_async") as queued,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        for _ in range(3):
+            play(player, table, SPLIT_A, SPLIT_B)
+    # One rebuild, due after the window: it reads all three reveals.
+    assert [(c.args, c.kwargs) for c in queued.call_args_list] == [
+        (((player.pk,),), {"countdown": 61})
+    ]
+    report = history.skill_report(user=player)  # meanwhile summed from the hands
+    assert report["total"]["deals"] == 3
+    cache.delete(f"report-refresh:{player.pk}")  # the window ends
+    with (
+        mock.patch.object(tasks.report_refresh, "apply_async") as queued,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        play(player, table, SPLIT_A, SPLIT_B)
+    assert len(queued.call_args_list) == 1

@@ -300,6 +300,9 @@ def test_two_servers_one_game(system_database: str, tmp_path: Path) -> None:
         CACHE_PREFIX=f"system-{run}",
         CELERY_QUEUE=f"system-{run}",
         UPKEEP_SECONDS="2",
+        # A short report window: the worker's deferred refreshes (one a
+        # window a player) must still catch up with every deal.
+        REPORT_REFRESH_SECONDS="2",
         LOG_LEVEL="WARNING",
     )
     phases: dict[str, float] = {}
