@@ -17,6 +17,7 @@ on two workers at once, has one effect; a second run finds nothing to do.
 
 from __future__ import annotations
 
+import functools
 import logging
 from datetime import timedelta
 from decimal import Decimal
@@ -24,7 +25,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
+from django.core.cache import BaseCache, caches
 from django.db import transaction
 from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Concat, Substr, TruncDate
@@ -179,6 +180,15 @@ def report_refresh(*, user_id: int) -> bool:
     return True
 
 
+@functools.cache
+def _marks() -> BaseCache:
+    """The default cache, one client for the whole process.
+    (``django.core.cache.cache`` keeps a client per context, and each table
+    socket's calls run in a context of their own: with Redis, every socket
+    would open connections of its own.)"""
+    return caches.create_connection("default")
+
+
 def report_refresh_later(*, user_ids: list[int]) -> None:
     """After the current transaction commits, queue a refresh of each player's
     aggregates, at most one a ``REPORT_REFRESH_SECONDS`` window (a failing
@@ -196,7 +206,7 @@ def report_refresh_later(*, user_ids: list[int]) -> None:
         for user_id in user_ids:
             if not window:
                 task.delay(user_id)
-            elif cache.add(f"report-refresh:{user_id}", True, timeout=window):
+            elif _marks().add(f"report-refresh:{user_id}", True, timeout=window):
                 # Due after the mark expires: a reveal the mark held back has
                 # committed before this runs.
                 task.apply_async((user_id,), countdown=window + 1)
