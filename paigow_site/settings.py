@@ -295,8 +295,10 @@ PRESENCE_TTL_SECONDS = int(os.environ.get("PRESENCE_TTL_SECONDS", "60"))
 
 # Table sockets: how many threads of a server process run their database
 # calls (each thread holds its own connection). PostgreSQL takes them in
-# parallel; SQLite has one writer, so one thread there.
-SOCKET_DB_THREADS = int(os.environ.get("SOCKET_DB_THREADS", "4" if DATABASE_URL else "1"))
+# parallel; SQLite has one writer, so one thread there. Two, not more: the
+# threads share one GIL, and four gave the same deals/s with 2-3x longer
+# tails (docs/benchmarks.md).
+SOCKET_DB_THREADS = int(os.environ.get("SOCKET_DB_THREADS", "2" if DATABASE_URL else "1"))
 
 # Background work: a waiting or betting table untouched this long is closed;
 # the luck audit re-derives this many stored estimates per run.
