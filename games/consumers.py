@@ -34,6 +34,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
@@ -142,6 +143,18 @@ class TableConsumer(AsyncWebsocketConsumer):
     base_url: str = ""
     heartbeat: asyncio.Task[None] | None = None
     other_connected: bool | None = None  # as last sent to this socket
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its check of old database connections
+        before every frame and group event: that check runs on the process's
+        one thread for synchronous code (a hop there, queued behind every
+        other socket's, per message), for connections these sockets do not
+        use. Their calls run on ``db``'s threads, which check their own
+        connections before and after each call."""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
 
     async def connect(self) -> None:
         user = self.scope.get("user")

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from channels.db import database_sync_to_async
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -18,6 +19,7 @@ from games import consumers, services
 from games.exceptions import StakeTooHigh
 from games.models import ClientMessage, Presence, Table
 from tests.games.support import friend_table
+from tests.games.test_consumers import join
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -136,3 +138,26 @@ def test_sockets_opened_together_beat_spread_over_the_interval() -> None:
     # In any tenth of the interval, about a tenth of the sockets beat first.
     per_tenth = [sum(1 for f in firsts if k * 2 <= f < (k + 1) * 2) for k in range(10)]
     assert max(per_tenth) < 70 and min(per_tenth) > 15, per_tenth
+
+
+async def test_frames_and_group_events_make_no_hop_to_the_sync_thread(
+    player: User, friend: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Channels checks old connections on its one sync thread before every
+    message; the table socket's calls check their own, on their own threads."""
+    hops: list[str] = []
+
+    async def counted() -> None:
+        hops.append("close_old_connections")
+
+    monkeypatch.setattr("channels.consumer.aclose_old_connections", counted)
+    table = await database_sync_to_async(friend_table)(player, friend)
+    ada, _ = await join(player, table.pk)
+    grace, _ = await join(friend, table.pk)
+    await ada.receive()
+    await ada.send({"type": "stake", "amount": 5, "id": 1})
+    assert (await grace.receive())["table"]["proposal"]["amount"] == 5
+    await grace.send({"type": "ping"})
+    assert hops == []
+    await ada.close()
+    await grace.close()
