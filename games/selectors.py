@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -170,13 +170,23 @@ def seat_connected(seat: Seat) -> bool:
 
 def other_connected(*, table_id: int, seat_number: int) -> bool:
     """Whether the seat facing ``seat_number`` has a table socket open now
-    (one query: every open socket asks every heartbeat)."""
-    other = (
-        Seat.objects.filter(table_id=table_id, number=1 - seat_number)
-        .annotate(present=Exists(_fresh_presence().filter(seat=OuterRef("pk"))))
-        .get()
-    )
-    return seat_connected(other)
+    (the dealer always has). One statement, written once: every open socket
+    asks every heartbeat."""
+    fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _sql(
+                "SELECT s.is_dealer, s.user_id, EXISTS(SELECT 1 FROM {presence} p"
+                " WHERE p.seat_id = s.id AND p.last_seen >= %s)"
+                " FROM {seat} s WHERE s.table_id = %s AND s.number = %s"
+            ),
+            [connection.ops.adapt_datetimefield_value(fresh), table_id, 1 - seat_number],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        raise TableNotFound()
+    dealer, user_id, present = row
+    return bool(dealer) or (user_id is not None and bool(present))
 
 
 # --- the hot path: one seat's view of a table ---------------------------------
