@@ -21,6 +21,8 @@ client) through whole deals, as the page does:
 seat 0 proposes a stake of 1, seat 1 accepts, seat 0 deals; each seat thinks
 for ``uniform(0.5, 1.5) × --think`` seconds and locks the house way; after the
 reveal each seat sends its luck counts; 0.2 s later the next deal starts.
+The tables start evenly over ``--ramp`` seconds (by default about one deal's
+time), so that, like independent players, they do not play in step.
 
 Measured for each N over ``--seconds`` after every table has played its first
 deal: deals/s, the lock-to-reveal latency (from sending the second lock of a
@@ -488,6 +490,16 @@ async def play_table(
             await seat.sock.close()
 
 
+def deal_seconds(think: float, pace: str) -> float:
+    """About how long a table takes for one deal: the default ramp. Tables
+    started within a few seconds of each other stay in step for their first
+    deals, and their requests come in waves (at 200 tables, 2-3 s at 1.5-2x
+    the mean rate every 21 s); started over one deal's time they arrive as
+    independent players would."""
+    thinks = 4 if pace == "action" else 1
+    return thinks * think + 1.5
+
+
 def socket_ports(ports: list[int], index: int) -> list[int]:
     """The server each seat of table ``index`` connects to: sockets are spread
     over the servers in turn, as a load balancer would, so with two servers
@@ -504,9 +516,11 @@ async def run_load(
     daphne_pids: list[int],
     worker_pid: int,
     pace: str = "lock",
+    ramp: float | None = None,
 ) -> dict[str, Any]:
     stats = Stats()
-    ramp = min(10.0, 0.02 * len(tables))
+    if ramp is None:
+        ramp = deal_seconds(think, pace)
     # Every table's first deal (connect + think) lands before the window opens.
     warm = ramp + (4 if pace == "action" else 1) * 1.5 * think + 3
     start = time.perf_counter()
@@ -552,6 +566,7 @@ async def run_load(
         "p99_ms": pct(0.99),
         "max_ms": lat[-1] * 1000 if lat else None,
         "pace": pace,
+        "ramp_s": ramp,
         "replies": len(replies),
         "reply_p50_ms": statistics.median(replies) * 1000 if replies else None,
         "reply_p99_ms": replies[min(len(replies) - 1, int(0.99 * len(replies)))] * 1000
@@ -607,6 +622,13 @@ def main() -> None:
         "person makes (stake, accept, deal, lock)",
     )
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument(
+        "--ramp",
+        type=float,
+        default=None,
+        help="start the tables evenly over this many seconds (default: about one deal's "
+        "time at this think and pace, so they do not play in step)",
+    )
     parser.add_argument("--database", default="paigow_bench")
     parser.add_argument(
         "--keep-database",
@@ -634,6 +656,7 @@ def main() -> None:
     print(
         f"$ .venv/bin/python benchmarks/load.py --tables {' '.join(map(str, args.tables))} "
         f"--servers {args.servers} --pace {args.pace} --think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
+        + ("" if args.ramp is None else f" --ramp {args.ramp:g}")
     )
     print(
         time.strftime("%Y-%m-%d %H:%M %Z"),
@@ -658,6 +681,7 @@ def main() -> None:
                         [d.pid for d in daphnes],
                         worker.pid,
                         args.pace,
+                        args.ramp,
                     )
                 )
                 rows.append(row)

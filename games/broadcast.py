@@ -1,9 +1,9 @@
-"""Telling a table's sockets that it changed.
+"""Telling a table's sockets that it changed, from outside a socket.
 
 The event carries no game data: each seat's consumer answers it by building
-its own view from the database (``selectors.table_state``), so nothing hidden
-ever crosses the channel layer (in-memory, or channels-redis between several
-server processes). Send it only after the change has committed.
+its own view from the database (``selectors.table_state``). (A socket's own
+changes push each seat's view to that seat's group instead:
+``games.consumers``.) Send it only after the change has committed.
 """
 
 from __future__ import annotations
