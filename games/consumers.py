@@ -173,7 +173,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.group = seat.table.group_name
         # The origin was checked against ALLOWED_HOSTS: it is this page's own.
         self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode("latin-1")
-        await db(services.presence_connect)(seat_id=seat.pk, channel_name=self.channel_name)
+        await db(services.presence_connect)(
+            table_id=self.table_id, seat_id=seat.pk, channel_name=self.channel_name
+        )
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(self.seat_group(self.seat_number), self.channel_name)
         await self.send_state()

@@ -11,9 +11,10 @@ is the dealer (no user), who accepts any valid stake and whose house-way
 setting is locked at deal time, so the player's lock reveals. With a friend,
 seat 1 is taken through an invite link (``invite_accept``), once.
 
-Presence (``presence_*``) is the one exception to locking the table row: each
-open socket owns one ``Presence`` row that only it writes, no rule depends on
-it, and a heartbeat must never wait behind a settlement.
+Presence is the one exception to locking the table row: each open socket
+owns one ``Presence`` row that only it writes, no rule depends on it, and a
+heartbeat or a close must never wait behind a settlement. Only a socket's
+connect takes the lock (``presence_connect``: which changes count it).
 """
 
 from __future__ import annotations
@@ -318,11 +319,16 @@ def invite_accept(*, user: Any, token: object) -> Table:
 # --- presence ---------------------------------------------------------------
 
 
-def presence_connect(*, seat_id: int, channel_name: str) -> None:
-    """Count a newly opened socket of a seat; drop rows that aged out."""
+def presence_connect(*, table_id: int, seat_id: int, channel_name: str) -> None:
+    """Count a newly opened socket of a seat; drop rows that aged out.
+
+    Under the table's lock, so it is ordered with the table's changes: a change
+    either counts this socket among its seat's (and pushes it the new view,
+    ``games.consumers``) or has committed before the socket's first read."""
     now = timezone.now()
     stale = now - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     with transaction.atomic():
+        _lock_table(table_id)
         Presence.objects.filter(seat_id=seat_id, last_seen__lt=stale).delete()
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}

@@ -11,13 +11,13 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import consumers, services
 from games.exceptions import StakeTooHigh
-from games.models import ClientMessage, Presence, Table
+from games.models import ClientMessage, Presence, Seat, Table
 from tests.games.support import friend_table
 from tests.games.test_consumers import join
 
@@ -161,3 +161,42 @@ async def test_frames_and_group_events_make_no_hop_to_the_sync_thread(
     assert hops == []
     await ada.close()
     await grace.close()
+
+
+def test_a_socket_is_counted_in_order_with_the_tables_changes(
+    player: User, friend: User
+) -> None:
+    """A change reads how many sockets each seat has, to push only to seats
+    with one. A socket opening meanwhile waits for the change's lock: it is
+    either counted (and pushed the view) or reads the change itself."""
+    if not connection.features.has_select_for_update:
+        pytest.skip("SQLite has one writer: every write is ordered already")
+    table = friend_table(player, friend)
+    seat = Seat.objects.get(table=table, number=1)
+    locked, release = threading.Event(), threading.Event()
+    connected: list[bool] = []
+
+    def change() -> None:
+        with transaction.atomic():
+            services._lock_table(table.pk)
+            locked.set()
+            release.wait(10)
+        connections.close_all()
+
+    def open_socket() -> None:
+        services.presence_connect(table_id=table.pk, seat_id=seat.pk, channel_name="t!1")
+        connected.append(True)
+        connections.close_all()
+
+    holder = threading.Thread(target=change)
+    holder.start()
+    assert locked.wait(10)
+    opener = threading.Thread(target=open_socket)
+    opener.start()
+    opener.join(0.5)
+    assert connected == []  # waiting for the change's lock
+    release.set()
+    holder.join(10)
+    opener.join(10)
+    assert connected == [True]
+    assert Presence.objects.filter(seat=seat, channel_name="t!1").exists()
