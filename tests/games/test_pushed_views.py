@@ -16,7 +16,7 @@ from accounts.models import User
 from games import services
 from games.models import Deal, Hand, Table
 from tests.games.support import STRONG, WEAK, deck_with, house_front
-from tests.games.test_consumers import assert_no_leak, hidden_cards, join
+from tests.games.test_consumers import Seat_, assert_no_leak, hidden_cards, join
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,6 +45,16 @@ async def friends_at_a_table(player: User, friend: User) -> Table:
     return table
 
 
+async def both_seated(player: User, friend: User) -> tuple[Table, Seat_, Seat_, dict[str, Any]]:
+    """A friend table with both players' sockets open and Grace's arrival
+    read by Ada; and Ada's first frame."""
+    table = await friends_at_a_table(player, friend)
+    ada, first = await join(player, table.pk)
+    grace, _ = await join(friend, table.pk)
+    await ada.receive()
+    return table, ada, grace, first
+
+
 @pytest.mark.parametrize("with_ids", [True, False], ids=["with ids", "without ids"])
 async def test_each_seat_group_carries_only_that_seats_view(
     player: User, friend: User, rig: Rig, sent: list[tuple[str, dict[str, Any]]], with_ids: bool
@@ -52,10 +62,7 @@ async def test_each_seat_group_carries_only_that_seats_view(
     """With an id the views are read in the action's transaction; without,
     after it: the same pushes either way."""
     rig(deck_with(STRONG, WEAK))
-    table = await friends_at_a_table(player, friend)
-    ada, _ = await join(player, table.pk)
-    grace, _ = await join(friend, table.pk)
-    await ada.receive()  # Grace's arrival
+    table, ada, grace, _ = await both_seated(player, friend)
     steps = [
         (ada, grace, {"type": "stake", "amount": 5}),
         (grace, ada, {"type": "accept_stake"}),
@@ -96,10 +103,7 @@ async def test_each_seat_group_carries_only_that_seats_view(
 async def test_a_view_older_than_the_last_one_sent_is_dropped(
     player: User, friend: User
 ) -> None:
-    table = await friends_at_a_table(player, friend)
-    ada, _ = await join(player, table.pk)
-    grace, _ = await join(friend, table.pk)
-    await ada.receive()
+    table, ada, grace, _ = await both_seated(player, friend)
     await ada.send({"type": "stake", "amount": 5})
     newer = await grace.receive()
     version = newer["table"]["version"]
@@ -143,10 +147,7 @@ async def test_a_change_reaches_the_other_tab_of_the_same_seat(
 async def test_every_change_a_seat_sees_moves_the_version_on(
     player: User, friend: User
 ) -> None:
-    table = await friends_at_a_table(player, friend)
-    ada, first = await join(player, table.pk)
-    grace, _ = await join(friend, table.pk)
-    await ada.receive()
+    table, ada, grace, first = await both_seated(player, friend)
     versions = [first["table"]["version"]]
     for socket, other, message in (
         (ada, grace, {"type": "stake", "amount": 5}),
