@@ -2,11 +2,12 @@
 
 It authenticates the connection, checks each frame against the one registry
 in ``games.protocol``, calls a service, and sends the result. It holds no
-rules. After a socket's action commits, the same database call reads every
-seat's view once (``selectors.table_states``, built by ``engine.seat_view``);
-the socket answers with its own and pushes each other view to that seat's
-own channel-layer group (``<table group>.<seat>``), which only that seat's
-sockets join, so a view only ever travels to the seat allowed to see it.
+rules. A socket's action reads every seat's view once, in the action's own
+transaction (``selectors.seat_views``, built by ``engine.seat_view``); once
+it commits, the socket answers with its own and pushes each other view to
+that seat's own channel-layer group (``<table group>.<seat>``), which only
+that seat's sockets join, so a view only ever travels to the seat allowed to
+see it.
 Views carry the table's ``version``: pushes from two processes can arrive out
 of order, and a socket never sends a view older than the last it sent.
 Changes made outside a socket (pages, upkeep) and presence changes send the

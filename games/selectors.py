@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
 from fractions import Fraction
-from functools import cache
 from math import floor
 from typing import Any, NamedTuple
 
@@ -27,6 +26,7 @@ from django.utils import timezone
 from . import engine
 from .exceptions import NotSeated, TableNotFound
 from .models import Deal, Hand, Invite, Presence, Seat, Table
+from .sql import statement
 
 
 def seat_for(*, user: Any, table_id: int) -> Seat:
@@ -157,25 +157,27 @@ def _fresh_presence() -> QuerySet[Presence]:
 
 def seat_connected(seat: Seat) -> bool:
     """Whether the seat has a table socket open now (the dealer always has).
-    Uses the ``present`` annotation of ``table_state``'s read when it is there."""
-    if seat.is_dealer:
-        return True
-    if seat.user_id is None:
-        return False
-    present = getattr(seat, "present", None)  # read with the seat by table_state
-    if present is not None:
-        return bool(present)
-    return _fresh_presence().filter(seat=seat).exists()
+    Uses the ``present`` count of ``table_seats``'s read when it is there."""
+    present = getattr(seat, "present", None)  # read with the seat by table_seats
+    if present is None and not seat.is_dealer and seat.user_id is not None:
+        present = _fresh_presence().filter(seat=seat).exists()
+    return _connected(seat.is_dealer, seat.user_id, present)
+
+
+def _connected(dealer: bool, user_id: int | None, present: object) -> bool:
+    """The dealer is always there; an empty seat never; a player while a
+    socket of theirs has a fresh presence row."""
+    return bool(dealer) or (user_id is not None and bool(present))
 
 
 def other_connected(*, table_id: int, seat_number: int) -> bool:
     """Whether the seat facing ``seat_number`` has a table socket open now
-    (the dealer always has). One statement, written once: every open socket
+    (``seat_connected``). One statement, written once: every open socket
     asks every heartbeat."""
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     with connection.cursor() as cursor:
         cursor.execute(
-            _sql(
+            statement(
                 "SELECT s.is_dealer, s.user_id, EXISTS(SELECT 1 FROM {presence} p"
                 " WHERE p.seat_id = s.id AND p.last_seen >= %s)"
                 " FROM {seat} s WHERE s.table_id = %s AND s.number = %s"
@@ -185,40 +187,23 @@ def other_connected(*, table_id: int, seat_number: int) -> bool:
         row = cursor.fetchone()
     if row is None:
         raise TableNotFound()
-    dealer, user_id, present = row
-    return bool(dealer) or (user_id is not None and bool(present))
+    return _connected(*row)
 
 
 # --- the hot path: one seat's view of a table ---------------------------------
 #
-# Every state frame of every seat builds one ``table_state``, twice per action
-# (the actor's reply and the other seat's refresh), so its reads are written
-# as SQL once instead of being compiled by the ORM on every call: the same
-# rows, read through ``Model.objects.raw`` (the ORM's own column mapping and
-# database converters, so SQLite and PostgreSQL give the same values), two to
-# three times cheaper than the equivalent querysets (docs/benchmarks.md).
-
-
-@cache
-def _sql(template: str) -> str:
-    """``template`` with ``{table}``, ``{seat}``, ``{deal}``, ``{hand}``,
-    ``{presence}`` and ``{user}`` replaced by the quoted table names (built
-    once per statement: the names do not change while the process runs)."""
-    quote = connection.ops.quote_name
-    names = {
-        "table": Table,
-        "seat": Seat,
-        "deal": Deal,
-        "hand": Hand,
-        "presence": Presence,
-        "user": get_user_model(),
-    }
-    return template.format(**{k: quote(m._meta.db_table) for k, m in names.items()})
+# Every change a socket makes reads both seats' views (``seat_views``), and
+# every connect or refresh one (``table_state``), so their reads are written
+# as SQL once (``games.sql``) instead of being compiled by the ORM on every
+# call: the same rows, read through ``Model.objects.raw`` (the ORM's own
+# column mapping and database converters, so SQLite and PostgreSQL give the
+# same values), two to three times cheaper than the equivalent querysets
+# (docs/benchmarks.md).
 
 
 def _read_seats(table_id: int) -> tuple[Table, list[Seat]]:
     """The table and ``table_seats``."""
-    tables = list(Table.objects.raw(_sql("SELECT * FROM {table} WHERE id = %s"), [table_id]))
+    tables = list(Table.objects.raw(statement("SELECT * FROM {table} WHERE id = %s"), [table_id]))
     if not tables:
         raise TableNotFound()
     return tables[0], table_seats(table=tables[0])
@@ -232,7 +217,7 @@ def table_seats(*, table: Table) -> list[Seat]:
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     seats = list(
         Seat.objects.raw(
-            _sql(
+            statement(
                 "SELECT s.*, u.username AS user_username, (SELECT count(*) FROM {presence} p"
                 " WHERE p.seat_id = s.id AND p.last_seen >= %s) AS present"
                 " FROM {seat} s LEFT JOIN {user} u ON u.id = s.user_id"
@@ -255,7 +240,7 @@ def _read_latest_deal(table_id: int) -> tuple[Deal | None, list[Hand]]:
     """The table's latest deal and its hands by seat number."""
     deals = list(
         Deal.objects.raw(
-            _sql("SELECT * FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1"),
+            statement("SELECT * FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1"),
             [table_id],
         )
     )
@@ -263,7 +248,7 @@ def _read_latest_deal(table_id: int) -> tuple[Deal | None, list[Hand]]:
         return None, []
     hands = list(
         Hand.objects.raw(
-            _sql("SELECT * FROM {hand} WHERE deal_id = %s ORDER BY seat_number"), [deals[0].pk]
+            statement("SELECT * FROM {hand} WHERE deal_id = %s ORDER BY seat_number"), [deals[0].pk]
         )
     )
     for hand in hands:

@@ -65,6 +65,7 @@ from .exceptions import (
     TableWaiting,
 )
 from .models import ClientMessage, Deal, Hand, Invite, LedgerEntry, Presence, Seat, Table
+from .sql import statement
 
 LUCK_SAMPLES = 120
 _FLIP = {"win": "loss", "loss": "win", "copy": "copy"}
@@ -80,9 +81,8 @@ def _lock_table(table_id: int) -> Table:
         pk = int(table_id)
     except (TypeError, ValueError):
         raise TableNotFound() from None
-    sql = f"SELECT * FROM {connection.ops.quote_name(Table._meta.db_table)} WHERE id = %s"
-    if connection.features.has_select_for_update:
-        sql += " FOR UPDATE"
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    sql = statement("SELECT * FROM {table} WHERE id = %s" + lock)
     table = next(iter(Table.objects.raw(sql, [pk])), None)
     if table is None:
         raise TableNotFound()
@@ -342,8 +342,7 @@ def presence_heartbeat(*, seat_id: int, channel_name: str) -> None:
     # written once rather than compiled by the ORM each time.
     with connection.cursor() as cursor:
         cursor.execute(
-            f"UPDATE {connection.ops.quote_name(Presence._meta.db_table)}"
-            " SET last_seen = %s WHERE channel_name = %s",
+            statement("UPDATE {presence} SET last_seen = %s WHERE channel_name = %s"),
             [connection.ops.adapt_datetimefield_value(now), channel_name],
         )
         updated = cursor.rowcount
@@ -746,12 +745,13 @@ def _message_id_claim(seat: Seat, key: str, kind: str, digest: str) -> bool:
     """Record a message id for ``seat``: False when it was already recorded.
     One statement (the usual case is a new id); the caller's transaction
     undoes it if the action fails. Both backends support ON CONFLICT."""
-    table = connection.ops.quote_name(ClientMessage._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (seat_id, client_id, type, digest, reply, created_at)"
-            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (seat_id, client_id) DO NOTHING"
-            " RETURNING id",
+            statement(
+                "INSERT INTO {client_message} (seat_id, client_id, type, digest, reply,"
+                " created_at) VALUES (%s, %s, %s, %s, %s, %s)"
+                " ON CONFLICT (seat_id, client_id) DO NOTHING RETURNING id"
+            ),
             [
                 seat.pk,
                 key,
