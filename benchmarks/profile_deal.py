@@ -1,7 +1,7 @@
 """Where a deal's server time goes: each step of a friend deal, timed, with its queries.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/paigow_bench \
-        .venv/bin/python benchmarks/profile_deal.py [--deals 50] [--cprofile STEP]
+        .venv/bin/python benchmarks/profile_deal.py [--deals 50] [--cprofile STEP] [--queries STEP]
 
 Runs ``--deals`` whole friend deals through the same calls the table socket
 makes (each message through ``services.client_message_apply`` with an id, as
@@ -10,7 +10,8 @@ the page sends them, reading both seats' views in its transaction with
 pushes the other seat's view), on the database in the environment (the
 embedded SQLite when none), and prints the median time and the query count of
 every step, the views included. ``--cprofile STEP`` prints the top of a
-cProfile of that step (e.g. ``lock2``).
+cProfile of that step (e.g. ``lock2``); ``--queries STEP`` the SQL of its
+last call.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=50)
     parser.add_argument("--cprofile", default=None)
+    parser.add_argument("--queries", default=None, help="print the SQL of this step's last call")
     args = parser.parse_args()
     import django
 
@@ -57,6 +59,7 @@ def main() -> None:
     tid = table.pk
     times: dict[str, list[float]] = {}
     queries: dict[str, list[int]] = {}
+    statements: list[str] = []
     profiler = cProfile.Profile() if args.cprofile else None
 
     def step(name: str, call):
@@ -70,6 +73,8 @@ def main() -> None:
                 profiler.disable()
         times.setdefault(name, []).append(elapsed)
         queries.setdefault(name, []).append(len(captured))
+        if name == args.queries:
+            statements[:] = [q["sql"] for q in captured.captured_queries]
         return result
 
     ids = iter(range(1, 10**9))
@@ -83,7 +88,9 @@ def main() -> None:
             kind=kind,
             fields=fields,
             action=lambda: consumers.ACTIONS[kind](user, tid, fields),
-            then=lambda table, seats: selectors.seat_views(table=table, seats=seats),
+            then=lambda table, seats, latest: selectors.seat_views(
+                table=table, seats=seats, latest=latest
+            ),
         )
 
     for _ in range(args.deals):
@@ -107,6 +114,8 @@ def main() -> None:
             f"  ({len(values) // args.deals}× a deal: {per_deal * 1000:6.2f} ms a deal)"
         )
     print(f"  total   {total * 1000:7.2f} ms a deal")
+    for sql in statements:
+        print(f"    {sql[:160]}")
     if profiler:
         pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
 

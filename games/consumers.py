@@ -307,8 +307,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         def action() -> object:
             return ACTIONS[message.type](user, self.table_id, message.fields)
 
-        def read(table: Table, seats: tuple[Seat, Seat]) -> None:
-            views.extend(selectors.seat_views(table=table, seats=seats, base_url=self.base_url))
+        def read(
+            table: Table, seats: tuple[Seat, Seat], latest: selectors.LatestDeal | None
+        ) -> None:
+            views.extend(
+                selectors.seat_views(
+                    table=table, seats=seats, latest=latest, base_url=self.base_url
+                )
+            )
 
         if message.id is None:
             action()

@@ -236,8 +236,12 @@ def table_seats(*, table: Table) -> list[Seat]:
     return seats
 
 
-def _read_latest_deal(table_id: int) -> tuple[Deal | None, list[Hand]]:
-    """The table's latest deal and its hands by seat number."""
+LatestDeal = tuple[Deal | None, list[Hand]]
+
+
+def latest_deal(*, table_id: int) -> LatestDeal:
+    """The table's latest deal (the one in progress, if any) and its hands by
+    seat number: what every view shows. Two queries, written once."""
     deals = list(
         Deal.objects.raw(
             statement("SELECT * FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1"),
@@ -260,7 +264,7 @@ def table_state(*, table_id: int, seat_number: int, base_url: str = "") -> dict[
     """Everything seat ``seat_number`` may see of a table now (resume included).
     ``base_url`` (e.g. ``https://example.org``) makes the host's invite link absolute."""
     table, seats = _read_seats(table_id)
-    deal, hands = _read_latest_deal(table.pk)
+    deal, hands = latest_deal(table_id=table.pk)
     return _seat_state(table, seats, deal, hands, seat_number, base_url)
 
 
@@ -276,13 +280,16 @@ def table_states(*, table_id: int, base_url: str = "") -> list[SeatView]:
     return seat_views(table=table, seats=seats, base_url=base_url)
 
 
-def seat_views(*, table: Table, seats: Sequence[Seat], base_url: str = "") -> list[SeatView]:
+def seat_views(
+    *, table: Table, seats: Sequence[Seat], latest: LatestDeal | None = None, base_url: str = ""
+) -> list[SeatView]:
     """``table_state`` of every seat a person sits in, with how many sockets
     each has open: what a socket pushes to the seats after a change. From
     ``table`` and ``seats`` as read by ``table_seats`` (in the transaction of
-    the change, which holds the table's lock) and the latest deal (two queries
-    for both seats, not four a seat)."""
-    deal, hands = _read_latest_deal(table.pk)
+    the change, which holds the table's lock) and the latest deal: ``latest``
+    when the change already holds it as it left it (``services``), else read
+    here (two queries for both seats, not four a seat)."""
+    deal, hands = latest if latest is not None else latest_deal(table_id=table.pk)
     return [
         SeatView(
             seat.number,

@@ -25,6 +25,7 @@ import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -33,7 +34,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from . import engine, selectors, upkeep
+from . import engine, selectors, sql, upkeep
 from .exceptions import (
     AlreadyLocked,
     AlreadyRevealed,
@@ -69,6 +70,18 @@ from .sql import statement
 
 LUCK_SAMPLES = 120
 _FLIP = {"win": "loss", "loss": "win", "copy": "copy"}
+# What the reveal writes on each hand.
+_REVEALED_FIELDS = (
+    "front_result",
+    "back_result",
+    "result",
+    "foul",
+    "score",
+    "house_front",
+    "house_back",
+    "house_row",
+    "skill",
+)
 
 
 # --- helpers (called inside a transition, with the table row locked) ----------
@@ -89,11 +102,20 @@ def _lock_table(table_id: int) -> Table:
     return table
 
 
-# The table a socket message holds locked (``client_message_apply``), its two
-# seats, read once under that lock, and the sender's seat.
-_joined: ContextVar[tuple[Table, tuple[Seat, Seat], Seat] | None] = ContextVar(
-    "joined_transition", default=None
-)
+@dataclass
+class _Held:
+    """What a socket message's transaction holds (``client_message_apply``):
+    the locked table, its two seats read once under that lock, the sender's
+    seat, and, once an action has read or made them, the latest deal and its
+    hands as the action leaves them (the views reuse them)."""
+
+    table: Table
+    seats: tuple[Seat, Seat]
+    seat: Seat
+    latest: selectors.LatestDeal | None = None
+
+
+_joined: ContextVar[_Held | None] = ContextVar("joined_transition", default=None)
 
 
 @contextmanager
@@ -107,8 +129,8 @@ def _transition(table_id: int) -> Iterator[Table]:
     fewer queries a message.
     """
     joined = _joined.get()
-    if joined is not None and joined[0].pk == table_id:
-        yield joined[0]
+    if joined is not None and joined.table.pk == table_id:
+        yield joined.table
         return
     with transaction.atomic():
         yield _lock_table(table_id)
@@ -116,8 +138,8 @@ def _transition(table_id: int) -> Iterator[Table]:
 
 def _seats(table: Table) -> tuple[Seat, Seat]:
     joined = _joined.get()
-    if joined is not None and joined[0] is table:
-        return joined[1]
+    if joined is not None and joined.table is table:
+        return joined.seats
     seats = list(Seat.objects.filter(table=table).order_by("number"))
     return seats[0], seats[1]
 
@@ -126,20 +148,37 @@ def _seat_of(table: Table, user: Any) -> Seat:
     if not getattr(user, "is_authenticated", False):
         raise NotSeated()
     joined = _joined.get()
-    if joined is not None and joined[0] is table and joined[2].user_id == user.pk:
-        return joined[2]
+    if joined is not None and joined.table is table and joined.seat.user_id == user.pk:
+        return joined.seat
     seat = Seat.objects.filter(table=table, user_id=user.pk).first()
     if seat is None:
         raise NotSeated()
     return seat
 
 
-def _open_deal(table: Table) -> Deal | None:
-    return Deal.objects.filter(table=table, status=Deal.Status.DEALT).first()
+def _latest(table: Table) -> selectors.LatestDeal:
+    """The table's latest deal and its hands by seat; the objects an action
+    changes, so the views of a socket message reuse them."""
+    latest = selectors.latest_deal(table_id=table.pk)
+    _keep_latest(table, latest)
+    return latest
 
 
-def _latest_deal(table: Table) -> Deal | None:
-    return Deal.objects.filter(table=table).order_by("-number").first()
+def _keep_latest(table: Table, latest: selectors.LatestDeal) -> None:
+    joined = _joined.get()
+    if joined is not None and joined.table is table:
+        joined.latest = latest
+
+
+def _open_deal(table: Table, deal_number: int | None = None) -> tuple[Deal, list[Hand]]:
+    """The deal in progress (the latest, while it is not revealed) and its
+    hands; ``deal_number``, when given, must be its number."""
+    deal, hands = _latest(table)
+    if deal is None or deal.revealed or deal_number not in (None, deal.number):
+        if deal is not None and deal.revealed and deal_number in (None, deal.number):
+            raise AlreadyRevealed()
+        raise NoDeal()
+    return deal, hands
 
 
 def _require_betting(table: Table) -> None:
@@ -177,7 +216,7 @@ def _touch(table: Table, *fields: str) -> None:
     """Save ``fields`` and mark the table changed: a new ``version`` orders the
     views the sockets push (``games.consumers``)."""
     table.version += 1
-    table.save(update_fields=[*fields, "version", "updated_at"])
+    sql.save(table, [*fields, "version", "updated_at"])
 
 
 # --- tables -----------------------------------------------------------------
@@ -410,6 +449,7 @@ def _deal(table: Table, stake: int) -> Deal:
         commitment=engine.deck_commitment(deck, secret),
     )
     now = timezone.now()
+    hands = []
     for seat, cards in zip(_seats(table), engine.deal_hands(deck), strict=True):
         hand = Hand(deal=deal, seat=seat, seat_number=seat.number, cards=_join(cards))
         if seat.is_dealer:
@@ -419,7 +459,9 @@ def _deal(table: Table, stake: int) -> Deal:
                 _join(engine.sort_cards(way.back)),
             )
             hand.locked_at = now
-        hand.save()
+        hands.append(hand)
+    Hand.objects.bulk_create(hands)
+    _keep_latest(table, (deal, hands))
     table.status = Table.Status.PLAYING
     table.stake = None
     table.last_stake = stake
@@ -501,17 +543,7 @@ def setting_lock(
     revealed and settled in the same transaction."""
     with _transition(table_id) as table:
         seat = _seat_of(table, user)
-        deal = _open_deal(table)
-        if deal is None or (deal_number is not None and deal.number != deal_number):
-            latest = _latest_deal(table)
-            if (
-                latest is not None
-                and latest.revealed
-                and (deal_number is None or deal_number == latest.number)
-            ):
-                raise AlreadyRevealed()
-            raise NoDeal()
-        hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
+        deal, hands = _open_deal(table, deal_number)
         hand = next(h for h in hands if h.seat_id == seat.pk)
         if hand.locked:
             raise AlreadyLocked()
@@ -525,7 +557,7 @@ def setting_lock(
             hand.foul_confirmed = True
         hand.front, hand.back = _join(front_cards), _join(back_cards)
         hand.locked_at = timezone.now()
-        hand.save(update_fields=["front", "back", "locked_at", "foul_confirmed"])
+        sql.save(hand, ["front", "back", "locked_at", "foul_confirmed"])
         if all(h.locked for h in hands):
             _reveal(table, deal, hands)
             hand = next(h for h in hands if h.seat_number == seat.number)
@@ -537,13 +569,7 @@ def setting_lock(
 def deal_reveal(*, table_id: int) -> Deal:
     """Reveal and settle the deal in progress once both sides have locked."""
     with _transition(table_id) as table:
-        deal = _open_deal(table)
-        if deal is None:
-            latest = _latest_deal(table)
-            if latest is not None and latest.revealed:
-                raise AlreadyRevealed()
-            raise NoDeal()
-        hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
+        deal, hands = _open_deal(table)
         if not all(h.locked for h in hands):
             raise NotReadyToReveal()
         _reveal(table, deal, hands)
@@ -603,15 +629,13 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
                 )
             )
         )
-        hand.save()
+        sql.save(hand, _REVEALED_FIELDS)
         delta = engine.ledger_delta(result, deal.stake)
         seat.stack += delta.actual
         seat.balance_with_commission += delta.with_commission
         seat.session_hands += 1
         seat.session_skill += hand.skill
-        seat.save(
-            update_fields=["stack", "balance_with_commission", "session_hands", "session_skill"]
-        )
+        sql.save(seat, ["stack", "balance_with_commission", "session_hands", "session_skill"])
         entries += [
             LedgerEntry(
                 seat=seat,
@@ -631,7 +655,7 @@ def _reveal(table: Table, deal: Deal, hands: list[Hand]) -> None:
     LedgerEntry.objects.bulk_create(entries)
     deal.status = Deal.Status.REVEALED
     deal.revealed_at = timezone.now()
-    deal.save(update_fields=["status", "revealed_at"])
+    sql.save(deal, ["status", "revealed_at"])
     # The skill-report aggregates catch up in the background once this commits.
     upkeep.report_refresh_later(user_ids=[s.user_id for s in seats.values() if s.user_id])
     finished = min(seat.stack for seat in seats.values()) <= 0
@@ -658,7 +682,13 @@ def luck_record(
         )
     with _transition(table_id) as table:
         seat = _seat_of(table, user)
-        hand = Hand.objects.filter(deal__table=table, deal__number=deal_number, seat=seat).first()
+        deal, hands = _latest(table)
+        if deal is not None and deal.number == deal_number:
+            hand = next((h for h in hands if h.seat_id == seat.pk), None)
+        else:  # an earlier deal's estimate, sent late
+            hand = Hand.objects.filter(
+                deal__table=table, deal__number=deal_number, seat=seat
+            ).first()
         if hand is None:
             raise NoDeal("There is no such deal at this table.")
         if not hand.result:
@@ -679,9 +709,10 @@ def luck_record(
         hand.luck_label = estimate.label()
         seat.session_lucks += 1
         seat.session_luck_points += 2 * estimate.wins + estimate.pushes
-        seat.save(update_fields=["session_lucks", "session_luck_points"])
-        hand.save(
-            update_fields=[
+        sql.save(seat, ["session_lucks", "session_luck_points"])
+        sql.save(
+            hand,
+            [
                 "luck_wins",
                 "luck_pushes",
                 "luck_losses",
@@ -689,7 +720,7 @@ def luck_record(
                 "luck_low",
                 "luck_high",
                 "luck_label",
-            ]
+            ],
         )
         _touch(table)
     return hand
@@ -706,15 +737,17 @@ def client_message_apply(
     kind: str,
     fields: dict[str, Any],
     action: Callable[[], object],
-    then: Callable[[Table, tuple[Seat, Seat]], object] | None = None,
+    then: Callable[[Table, tuple[Seat, Seat], selectors.LatestDeal | None], object] | None = None,
 ) -> bool:
     """Apply a socket action once per seat and client ``id``: True when
     ``action`` (a transition above) ran now, False when this id was applied
     before (a resend: nothing runs again). The id is recorded in the same
     transaction as the action, so it commits with it or not at all, and
     survives restarts. An id reused for a different message is refused.
-    ``then`` runs after the action, in its transaction, with the table and its
-    seats as the action left them (the socket reads the seats' views there)."""
+    ``then`` runs after the action, in its transaction, with the table, its
+    seats and (when the action read or made them, else None) the latest deal
+    and its hands, as the action left them: the socket reads the seats' views
+    there."""
     key = json.dumps(client_id, ensure_ascii=False)
     digest = hashlib.sha256(
         json.dumps([kind, fields], sort_keys=True, separators=(",", ":")).encode()
@@ -731,13 +764,14 @@ def client_message_apply(
             if seen.type != kind or seen.digest != digest:
                 raise IdReused()
             return False
-        joined = _joined.set((table, seats, seat))
+        held = _Held(table, seats, seat)
+        joined = _joined.set(held)
         try:
             action()
         finally:
             _joined.reset(joined)
         if then is not None:
-            then(table, seats)
+            then(table, seats, held.latest)
     return True
 
 

@@ -70,3 +70,12 @@ def friend_table(player: User, friend: User) -> Table:
     assert invite is not None
     services.invite_accept(user=friend, token=invite.token)
     return table
+
+
+def friends_mid_deal(player: User, friend: User, stake: int = 25) -> Table:
+    """A friend table with deal 1 dealt at ``stake``, neither seat locked."""
+    table = friend_table(player, friend)
+    services.stake_propose(user=player, table_id=table.pk, amount=stake)
+    services.stake_accept(user=friend, table_id=table.pk)
+    services.deal_start(user=player, table_id=table.pk)
+    return table

@@ -29,7 +29,14 @@ from hypothesis import strategies as st
 from accounts.models import User
 from games import engine, protocol, services
 from games.models import ClientMessage, Deal, Presence, Table
-from tests.games.support import STRONG, WEAK, deck_with, friend_table, house_front
+from tests.games.support import (
+    STRONG,
+    WEAK,
+    deck_with,
+    friend_table,
+    friends_mid_deal,
+    house_front,
+)
 from tests.games.test_consumers import assert_no_leak, db_snapshot, hidden_cards, join
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -172,11 +179,7 @@ def in_memory_layer(settings: Any) -> Iterator[None]:
 def mid_deal(player: User, friend: User, rig: Rig) -> Table:
     """A friend table, deal 1 in progress, neither seat locked."""
     rig(deck_with(STRONG, WEAK))
-    table = friend_table(player, friend)
-    services.stake_propose(user=player, table_id=table.pk, amount=25)
-    services.stake_accept(user=friend, table_id=table.pk)
-    services.deal_start(user=player, table_id=table.pk)
-    return table
+    return friends_mid_deal(player, friend)
 
 
 def _stored(table_id: int) -> tuple[object, ...]:
