@@ -23,7 +23,7 @@ from django.db.models import QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
-from . import engine
+from . import engine, sql
 from .exceptions import NotSeated, TableNotFound
 from .models import Deal, Hand, Invite, Presence, Seat, Table
 from .sql import statement
@@ -195,15 +195,14 @@ def other_connected(*, table_id: int, seat_number: int) -> bool:
 # Every change a socket makes reads both seats' views (``seat_views``), and
 # every connect or refresh one (``table_state``), so their reads are written
 # as SQL once (``games.sql``) instead of being compiled by the ORM on every
-# call: the same rows, read through ``Model.objects.raw`` (the ORM's own
-# column mapping and database converters, so SQLite and PostgreSQL give the
-# same values), two to three times cheaper than the equivalent querysets
-# (docs/benchmarks.md).
+# call: the same rows, made into models with the ORM's own database
+# converters (``sql.rows``: SQLite and PostgreSQL give the same values), several
+# times cheaper than the equivalent querysets (docs/benchmarks.md).
 
 
 def _read_seats(table_id: int) -> tuple[Table, list[Seat]]:
     """The table and ``table_seats``."""
-    tables = list(Table.objects.raw(statement("SELECT * FROM {table} WHERE id = %s"), [table_id]))
+    tables = sql.rows(Table, "SELECT * FROM {table} WHERE id = %s", [table_id])
     if not tables:
         raise TableNotFound()
     return tables[0], table_seats(table=tables[0])
@@ -215,16 +214,13 @@ def table_seats(*, table: Table) -> list[Seat]:
     a view needs of them, in one query (``services.client_message_apply``
     reads them so too, under the table's lock)."""
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
-    seats = list(
-        Seat.objects.raw(
-            statement(
-                "SELECT s.*, u.username AS user_username, (SELECT count(*) FROM {presence} p"
-                " WHERE p.seat_id = s.id AND p.last_seen >= %s) AS present"
-                " FROM {seat} s LEFT JOIN {user} u ON u.id = s.user_id"
-                " WHERE s.table_id = %s ORDER BY s.number"
-            ),
-            [connection.ops.adapt_datetimefield_value(fresh), table.pk],
-        )
+    seats = sql.rows(
+        Seat,
+        "SELECT s.*, u.username AS user_username, (SELECT count(*) FROM {presence} p"
+        " WHERE p.seat_id = s.id AND p.last_seen >= %s) AS present"
+        " FROM {seat} s LEFT JOIN {user} u ON u.id = s.user_id"
+        " WHERE s.table_id = %s ORDER BY s.number",
+        [connection.ops.adapt_datetimefield_value(fresh), table.pk],
     )
     user_model = get_user_model()
     for seat in seats:
@@ -242,18 +238,13 @@ LatestDeal = tuple[Deal | None, list[Hand]]
 def latest_deal(*, table_id: int) -> LatestDeal:
     """The table's latest deal (the one in progress, if any) and its hands by
     seat number: what every view shows. Two queries, written once."""
-    deals = list(
-        Deal.objects.raw(
-            statement("SELECT * FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1"),
-            [table_id],
-        )
+    deals = sql.rows(
+        Deal, "SELECT * FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1", [table_id]
     )
     if not deals:
         return None, []
-    hands = list(
-        Hand.objects.raw(
-            statement("SELECT * FROM {hand} WHERE deal_id = %s ORDER BY seat_number"), [deals[0].pk]
-        )
+    hands = sql.rows(
+        Hand, "SELECT * FROM {hand} WHERE deal_id = %s ORDER BY seat_number", [deals[0].pk]
     )
     for hand in hands:
         hand.deal = deals[0]

@@ -95,11 +95,10 @@ def _lock_table(table_id: int) -> Table:
     except (TypeError, ValueError):
         raise TableNotFound() from None
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    sql = statement("SELECT * FROM {table} WHERE id = %s" + lock)
-    table = next(iter(Table.objects.raw(sql, [pk])), None)
-    if table is None:
+    tables = sql.rows(Table, "SELECT * FROM {table} WHERE id = %s" + lock, [pk])
+    if not tables:
         raise TableNotFound()
-    return table
+    return tables[0]
 
 
 @dataclass

@@ -3,20 +3,22 @@
 The views' reads, the table lock, the message-id claim, the heartbeat and
 the updates a deal makes run for every message or beat; compiling their
 querysets each time cost more than running them (docs/benchmarks.md). They
-are written as SQL with the table names as placeholders; results still go
-through the ORM's own column mapping (``Model.objects.raw``) where rows
-become models, and values through each field's own conversion (``save``).
+are written as SQL with the table names as placeholders; values still go
+through the ORM's own conversions, each field's and the backend's, both ways
+(``rows``, ``save``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from functools import cache
-from typing import Any
+from collections.abc import Callable, Sequence
+from functools import cache, lru_cache
+from typing import Any, NamedTuple, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field, Model
+from django.db.models.expressions import Col
 
 from .models import ClientMessage, Deal, Hand, Presence, Seat, Table
 
@@ -63,3 +65,67 @@ def save(instance: Model, fields: Sequence[str]) -> None:
     values = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in columns]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, instance.pk])
+
+
+M = TypeVar("M", bound=Model)
+Converter = Callable[[Any, Any, Any], Any]
+
+
+class _Mapping(NamedTuple):
+    names: list[str]  # the model's fields present, by attname, in model order
+    positions: list[int]  # where each is in a row
+    extras: list[tuple[str, int]]  # columns that are no field: set as attributes
+    converters: list[tuple[int, list[Converter], Col]]
+
+
+@lru_cache(maxsize=64)
+def _mapping(model: type[Model], columns: tuple[str, ...], ops: BaseDatabaseOperations) -> _Mapping:
+    """How rows with ``columns`` become ``model`` instances, worked out once
+    per columns and per connection's operations (whose converters are bound
+    to it; the cache keeps it alive, so its id stays unique)."""
+    meta = model._meta
+    by_column = {f.column: f for f in meta.concrete_fields}
+    present = [f for f in meta.concrete_fields if f.column in columns]
+    converters = []
+    for position, column in enumerate(columns):
+        field = by_column.get(column)
+        if field is None:
+            continue
+        col = field.get_col(meta.db_table)
+        found = ops.get_db_converters(col) + col.get_db_converters(connection)
+        if found:
+            converters.append((position, found, col))
+    return _Mapping(
+        [f.attname for f in present],
+        [columns.index(f.column) for f in present],
+        [(c, i) for i, c in enumerate(columns) if c not in by_column],
+        converters,
+    )
+
+
+def rows(model: type[M], template: str, params: Sequence[Any]) -> list[M]:
+    """``model.objects.raw(statement(template), params)``, as a list: the same
+    instances, through the same database converters (each field's and the
+    backend's), with the row-to-model mapping worked out once per statement
+    shape instead of once per query; columns that are no field of ``model``
+    become attributes, as ``raw`` does."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement(template), params)
+        columns = tuple(c[0] for c in cursor.description)
+        fetched = cursor.fetchall()
+    mapping = _mapping(model, columns, connection.ops)
+    found = []
+    for row in fetched:
+        values = list(row)
+        for position, converters, col in mapping.converters:
+            value = values[position]
+            for convert in converters:
+                value = convert(value, col, connection)
+            values[position] = value
+        instance = model.from_db(
+            connection.alias, mapping.names, [values[p] for p in mapping.positions]
+        )
+        for name, position in mapping.extras:
+            setattr(instance, name, values[position])
+        found.append(instance)
+    return found

@@ -1,14 +1,17 @@
-"""``games.sql.save``: the written-once UPDATE writes what ``save(update_fields=...)`` would."""
+"""``games.sql``: the written-once UPDATE writes what ``save(update_fields=...)``
+would, and ``rows`` makes the instances ``raw`` would."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
 import pytest
+from django.forms.models import model_to_dict
 
 from accounts.models import User
 from games import services, sql
 from games.models import Seat, Table
+from tests.games.support import friend_table
 
 pytestmark = pytest.mark.django_db
 
@@ -36,3 +39,20 @@ def test_it_stamps_auto_now_fields_it_is_given(player: User) -> None:
     assert table.updated_at > before
     stored = Table.objects.get(pk=table.pk)
     assert (stored.version, stored.updated_at) == (table.version, table.updated_at)
+
+
+def test_rows_are_the_instances_raw_would_make(player: User, friend: User) -> None:
+    table = friend_table(player, friend)
+    query = (
+        "SELECT s.*, u.username AS user_username FROM {seat} s"
+        " LEFT JOIN {user} u ON u.id = s.user_id WHERE s.table_id = %s ORDER BY s.number"
+    )
+    made = sql.rows(Seat, query, [table.pk])
+    expected = list(Seat.objects.raw(sql.statement(query), [table.pk]))
+    assert [model_to_dict(s) for s in made] == [model_to_dict(s) for s in expected]
+    assert [s.user_username for s in made] == ["ada", "grace"]  # type: ignore[attr-defined]
+    assert all(not s._state.adding for s in made)
+    # Datetimes come back converted on every backend (SQLite stores text).
+    (stored,) = sql.rows(Table, "SELECT * FROM {table} WHERE id = %s", [table.pk])
+    assert stored.updated_at == Table.objects.get(pk=table.pk).updated_at
+    assert stored.updated_at.tzinfo is not None
