@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -211,7 +213,37 @@ def report_refresh_later(*, user_ids: list[int]) -> None:
                 # committed before this runs.
                 task.apply_async((user_id,), countdown=window + 1)
 
-    transaction.on_commit(queue, robust=True)
+    if not window or _eager():  # the refresh runs in this process: as before
+        transaction.on_commit(queue, robust=True)
+        return
+    # Deferred, the refresh is due a window later anyway: queue it on the
+    # process's queueing thread, so the reveal's answer does not wait for the
+    # cache and the broker (on_commit hooks run before the socket can answer;
+    # under load they took up to 0.4 s there, docs/benchmarks.md).
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue), robust=True)
+
+
+def _eager() -> bool:
+    from .tasks import report_refresh as task
+
+    return bool(task.app.conf.task_always_eager)
+
+
+@functools.cache
+def _queueing() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(1, thread_name_prefix="report-refresh-queue")
+
+
+def _logged(queue: Callable[[], None]) -> None:
+    try:
+        queue()
+    except Exception:
+        log.exception("queueing a report refresh failed; the report sums the hands meanwhile")
+
+
+def refreshes_queued_wait() -> None:
+    """Wait until every refresh handed to the queueing thread is queued."""
+    _queueing().submit(lambda: None).result()
 
 
 # --- the luck audit -----------------------------------------------------------

@@ -3,6 +3,7 @@ with backoff, and idempotent: run twice, it has one effect."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -197,9 +198,10 @@ def test_each_reveal_queues_a_refresh_of_both_players(
     with (
         mock.patch.object(tasks.report_refresh, "delay") as delay,
         mock.patch.object(tasks.report_refresh, "apply_async") as later,
-        django_capture_on_commit_callbacks(execute=True),
     ):
-        services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
+        with django_capture_on_commit_callbacks(execute=True):
+            services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
+        upkeep.refreshes_queued_wait()  # a deferred refresh is queued on its own thread
     queued = [c.args[0] for c in delay.call_args_list] + [
         c.args[0][0] for c in later.call_args_list
     ]
@@ -209,6 +211,7 @@ def test_each_reveal_queues_a_refresh_of_both_players(
 def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
     player: Any, play: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
 ) -> None:
+    cache.delete(f"report-refresh:{player.pk}")  # no window left open by an earlier run
     table = services.table_start(user=player, mode="solo")
     with django_capture_on_commit_callbacks(execute=True):
         play(player, table, STRONG, WEAK)
@@ -231,6 +234,7 @@ def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
 def test_stale_aggregates_are_not_used(
     player: Any, play: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
 ) -> None:
+    cache.delete(f"report-refresh:{player.pk}")  # no window left open by an earlier run
     table = services.table_start(user=player, mode="solo")
     with django_capture_on_commit_callbacks(execute=True):
         play(player, table, STRONG, WEAK)
@@ -296,6 +300,7 @@ def test_a_broker_that_is_down_never_fails_a_reveal(
         mock.patch.object(tasks.report_refresh, "apply_async", side_effect=down),
     ):
         deal = play(player, table, STRONG, WEAK)
+        upkeep.refreshes_queued_wait()
     deal.refresh_from_db()
     assert deal.revealed
     assert not PlayerReport.objects.filter(user=player).exists()
@@ -404,6 +409,29 @@ def test_a_kept_message_id_still_turns_a_resend_into_a_replay(
     assert stake() is False
 
 
+def test_a_deferred_refresh_is_queued_off_the_thread_that_answers_the_reveal(
+    player: Any, play: Callable[..., Deal], settings: Any,
+    django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The broker can be slow under load; the reveal's answer must not wait for it."""
+    settings.REPORT_REFRESH_SECONDS = 60
+    monkeypatch.setitem(app.conf, "task_always_eager", False)  # as in production
+    cache.delete(f"report-refresh:{player.pk}")
+    table = services.table_start(user=player, mode="solo")
+    threads: list[str] = []
+    with mock.patch.object(
+        tasks.report_refresh,
+        "apply_async",
+        side_effect=lambda *a, **k: threads.append(threading.current_thread().name),
+    ):
+        with django_capture_on_commit_callbacks(execute=True):
+            play(player, table, SPLIT_A, SPLIT_B)
+        upkeep.refreshes_queued_wait()
+    assert len(threads) == 1
+    assert threads[0] != threading.current_thread().name
+    assert threads[0].startswith("report-refresh-queue")
+
+
 def test_a_player_revealing_often_gets_one_refresh_a_window(
     player: Any, play: Callable[..., Deal], settings: Any,
     django_capture_on_commit_callbacks: Any,
@@ -411,12 +439,11 @@ def test_a_player_revealing_often_gets_one_refresh_a_window(
     settings.REPORT_REFRESH_SECONDS = 60
     cache.delete(f"report-refresh:{player.pk}")
     table = services.table_start(user=player, mode="solo")
-    with (
-        mock.patch.object(tasks.report_refresh, "apply_async") as queued,
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        for _ in range(3):
-            play(player, table, SPLIT_A, SPLIT_B)
+    with mock.patch.object(tasks.report_refresh, "apply_async") as queued:
+        with django_capture_on_commit_callbacks(execute=True):
+            for _ in range(3):
+                play(player, table, SPLIT_A, SPLIT_B)
+        upkeep.refreshes_queued_wait()
     # One rebuild, due after the window: it reads all three reveals.
     assert [(c.args, c.kwargs) for c in queued.call_args_list] == [
         (((player.pk,),), {"countdown": 61})
@@ -424,9 +451,8 @@ def test_a_player_revealing_often_gets_one_refresh_a_window(
     report = history.skill_report(user=player)  # meanwhile summed from the hands
     assert report["total"]["deals"] == 3
     cache.delete(f"report-refresh:{player.pk}")  # the window ends
-    with (
-        mock.patch.object(tasks.report_refresh, "apply_async") as queued,
-        django_capture_on_commit_callbacks(execute=True),
-    ):
-        play(player, table, SPLIT_A, SPLIT_B)
+    with mock.patch.object(tasks.report_refresh, "apply_async") as queued:
+        with django_capture_on_commit_callbacks(execute=True):
+            play(player, table, SPLIT_A, SPLIT_B)
+        upkeep.refreshes_queued_wait()
     assert len(queued.call_args_list) == 1
