@@ -172,3 +172,39 @@ def test_rules_page_and_face_pack(page: Any, site: str) -> None:
     screenshot(page, "table-face-pack-1280")
     page.get_by_label("Card faces").select_option("svg")
     expect(page.locator("#cards svg.face")).to_have_count(7)
+
+
+def test_buttons_that_send_wait_while_the_socket_reconnects(page: Any, site: str) -> None:
+    """A dropped socket disables every button that sends a message until the
+    new socket has sent the table's state; then play goes on."""
+    sockets: list[Any] = []
+    hold = {"on": False}
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        if not hold["on"]:
+            ws.connect_to_server()
+        # Held: the page's socket opens but never hears from the server.
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    start_solo(page, site)
+    deal_button = page.get_by_role("button", name="Deal")
+    expect(deal_button).to_be_enabled()
+
+    hold["on"] = True
+    sockets[-1].close(code=4000)
+    expect(page.locator("#connection")).to_have_text("Connection lost: reconnecting…")
+    expect(deal_button).to_be_disabled()
+    for _ in range(100):  # the page reconnects after half a second
+        if len(sockets) >= 2:
+            break
+        page.wait_for_timeout(100)
+    assert len(sockets) == 2
+    page.wait_for_timeout(300)
+    expect(deal_button).to_be_disabled()  # open, but no state from the server yet
+
+    hold["on"] = False
+    sockets[-1].close(code=4000)
+    expect(page.locator("#connection")).to_have_text("Connected")
+    expect(deal_button).to_be_enabled()
+    deal(page)

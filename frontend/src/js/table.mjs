@@ -97,6 +97,10 @@ let nextId = 1;
 const idPrefix = Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) =>
   b.toString(16).padStart(2, "0")).join("");
 let retry = 0;
+// The current socket has sent its first state: what the page shows is the
+// server's, and actions can go through. Until then (connecting, or after a
+// drop while it reconnects) every button that sends something is disabled.
+let live = false;
 const pending = new Map(); // message id -> what to do when its reply arrives
 const silent = new Map(); // message id -> error codes to swallow
 
@@ -116,12 +120,13 @@ function connect() {
   socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${tableId}/`);
   socket.addEventListener("open", () => {
     retry = 0;
-    el.connection.textContent = "Connected";
     root.dataset.connected = "true";
   });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   socket.addEventListener("close", (event) => {
     root.dataset.connected = "false";
+    live = false;
+    renderControls();
     if (event.code === 4401) {
       el.connection.textContent = "Signed out: sign in again to play.";
       return;
@@ -146,6 +151,7 @@ function receive(frame) {
   if (frame.type === "state") {
     const { type, id, ...rest } = frame;
     state = rest;
+    live = true;
     errorText = "";
     render();
     if (then) then(frame);
@@ -275,7 +281,7 @@ function render() {
   el.betting.hidden = !betting;
   el.finished.hidden = table.status !== "finished";
   if (table.status === "waiting") el.connection.textContent = "Waiting for your friend to join this table.";
-  else if (root.dataset.connected === "true") el.connection.textContent = "Connected";
+  else if (live) el.connection.textContent = "Connected";
 
   renderInvite();
   renderBetting();
@@ -288,6 +294,19 @@ function render() {
   renderAlert();
   el.commitment.textContent = deal
     ? `Deal ${deal.number} · stake ${deal.stake} · deck commitment ${deal.commitment}` : "";
+  renderControls();
+}
+
+// The buttons that send a message: disabled while the socket is not live
+// (the lock button also needs two cards in front: renderHand).
+function renderControls() {
+  const sending = [
+    el.stakeForm.querySelector("button[type=submit]"), el.acceptStake, el.dealAgreed, el.rebet,
+    el.lockAnyway, el.inviteButton,
+  ];
+  for (const button of sending) if (button) button.disabled = !live;
+  if (!live) el.lock.disabled = true;
+  else if (choosing()) el.lock.disabled = selected.length !== 2;
 }
 
 function renderInvite() {
@@ -413,7 +432,6 @@ function renderHand() {
     for (const button of el.cards.querySelectorAll("button.card")) {
       button.setAttribute("aria-pressed", String(selected.includes(button.dataset.code)));
     }
-    el.lock.disabled = selected.length !== 2;
     el.houseWay.disabled = !engineReady;
     if (houseDetail && houseDetail.deal === deal.number && houseDetail.shown) {
       el.houseReason.hidden = false;
