@@ -208,3 +208,46 @@ def test_buttons_that_send_wait_while_the_socket_reconnects(page: Any, site: str
     expect(page.locator("#connection")).to_have_text("Connected")
     expect(deal_button).to_be_enabled()
     deal(page)
+
+
+def test_a_luck_estimate_finished_while_offline_is_stored_after_the_reconnect(
+    page: Any, site: str
+) -> None:
+    """The socket drops right after the reveal reaches the page; the device's
+    estimate, finished meanwhile, is sent once the new socket is live."""
+    sockets: list[Any] = []
+    mode = {"hold": False, "drop_at_reveal": False}
+
+    def route(ws: Any) -> None:
+        sockets.append(ws)
+        if mode["hold"]:
+            return  # open, but silent: no state from the server
+        server = ws.connect_to_server()
+
+        def from_server(message: str | bytes) -> None:
+            ws.send(message)
+            frame = json.loads(message)
+            if mode["drop_at_reveal"] and (frame.get("deal") or {}).get("revealed"):
+                mode.update(hold=True, drop_at_reveal=False)
+                ws.close(code=4000)
+
+        server.on_message(from_server)
+
+    page.route_web_socket(re.compile(r"/ws/tables/"), route)
+    start_solo(page, site)
+    deal(page)
+    wait_engine(page)
+    page.get_by_role("button", name="House way").click()
+    expect(page.locator("#cards button[aria-pressed='true']")).to_have_count(2)
+    mode["drop_at_reveal"] = True
+    page.get_by_role("button", name="Lock", exact=True).click()
+    expect(page.get_by_role("status")).to_contain_text(re.compile(r"Win|Push|Loss"))
+    expect(page.locator("#connection")).to_have_text("Connection lost: reconnecting…")
+    # Computed on the device, not stored: the socket is down.
+    expect(page.locator("#luck")).to_have_attribute("data-state", "computed")
+
+    mode["hold"] = False
+    sockets[-1].close(code=4000)
+    expect(page.locator("#connection")).to_have_text("Connected")
+    expect(page.locator("#luck")).to_have_attribute("data-state", "stored")
+    expect(page.locator("#session-text")).to_contain_text("Luck average")

@@ -236,6 +236,7 @@ let selectedFor = null; // the deal number the selection belongs to
 let cardsKey = null; // what the card buttons were built for
 let houseDetail = null; // {deal, detail}
 let luckAsked = new Set(); // deal numbers whose luck this page computed or is computing
+const luckUnsent = new Map(); // deal number -> an estimate finished while the socket was down
 let exploreFor = null;
 
 function choosing() {
@@ -510,6 +511,18 @@ function signed(value) {
   return value > 0 ? `+${text}` : value < 0 ? `−${text.slice(1)}` : text;
 }
 
+// Send the device's estimate; kept until the socket is live again if it is
+// down (the next state frame renders the luck again and sends it).
+function sendLuck(number, estimate) {
+  if (!live) {
+    luckUnsent.set(number, estimate);
+    return;
+  }
+  luckUnsent.delete(number);
+  send({ type: "luck", deal: number, wins: estimate.wins, pushes: estimate.pushes, losses: estimate.losses },
+    null, ["luck_already_recorded"]);
+}
+
 function renderLuck(deal) {
   const mine = deal.results.you;
   const other = deal.results.other;
@@ -519,6 +532,7 @@ function renderLuck(deal) {
     el.luck.dataset.state = "stored";
     return;
   }
+  if (luckUnsent.has(deal.number)) sendLuck(deal.number, luckUnsent.get(deal.number));
   if (luckAsked.has(deal.number)) return; // computing, or sent and awaiting the frame
   if (!engineReady) {
     el.luck.textContent = "Luck: waiting for the engine…";
@@ -535,8 +549,7 @@ function renderLuck(deal) {
       if (!state.deal || state.deal.number !== deal.number) return;
       el.luck.textContent = `Your hand: ${estimate.label}${otherText}`;
       el.luck.dataset.state = "computed";
-      send({ type: "luck", deal: deal.number, wins: estimate.wins, pushes: estimate.pushes, losses: estimate.losses },
-        null, ["luck_already_recorded"]);
+      sendLuck(deal.number, estimate);
     })
     .catch((error) => {
       luckAsked.delete(deal.number);
