@@ -26,7 +26,6 @@ from django.utils import timezone
 from . import engine, sql
 from .exceptions import NotSeated, TableNotFound
 from .models import Deal, Hand, Invite, Presence, Seat, Table
-from .sql import statement
 
 
 def seat_for(*, user: Any, table_id: int) -> Seat:
@@ -177,7 +176,7 @@ def other_connected(*, table_id: int, seat_number: int) -> bool:
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     with connection.cursor() as cursor:
         cursor.execute(
-            statement(
+            sql.statement(
                 "SELECT s.is_dealer, s.user_id, EXISTS(SELECT 1 FROM {presence} p"
                 " WHERE p.seat_id = s.id AND p.last_seen >= %s)"
                 " FROM {seat} s WHERE s.table_id = %s AND s.number = %s"

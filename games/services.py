@@ -66,7 +66,6 @@ from .exceptions import (
     TableWaiting,
 )
 from .models import ClientMessage, Deal, Hand, Invite, LedgerEntry, Presence, Seat, Table
-from .sql import statement
 
 LUCK_SAMPLES = 120
 _FLIP = {"win": "loss", "loss": "win", "copy": "copy"}
@@ -380,7 +379,7 @@ def presence_heartbeat(*, seat_id: int, channel_name: str) -> None:
     # written once rather than compiled by the ORM each time.
     with connection.cursor() as cursor:
         cursor.execute(
-            statement("UPDATE {presence} SET last_seen = %s WHERE channel_name = %s"),
+            sql.statement("UPDATE {presence} SET last_seen = %s WHERE channel_name = %s"),
             [connection.ops.adapt_datetimefield_value(now), channel_name],
         )
         updated = cursor.rowcount
@@ -780,7 +779,7 @@ def _message_id_claim(seat: Seat, key: str, kind: str, digest: str) -> bool:
     undoes it if the action fails. Both backends support ON CONFLICT."""
     with connection.cursor() as cursor:
         cursor.execute(
-            statement(
+            sql.statement(
                 "INSERT INTO {client_message} (seat_id, client_id, type, digest, reply,"
                 " created_at) VALUES (%s, %s, %s, %s, %s, %s)"
                 " ON CONFLICT (seat_id, client_id) DO NOTHING RETURNING id"

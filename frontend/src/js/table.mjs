@@ -120,11 +120,9 @@ function connect() {
   socket = new WebSocket(`${scheme}://${location.host}/ws/tables/${tableId}/`);
   socket.addEventListener("open", () => {
     retry = 0;
-    root.dataset.connected = "true";
   });
   socket.addEventListener("message", (event) => receive(JSON.parse(event.data)));
   socket.addEventListener("close", (event) => {
-    root.dataset.connected = "false";
     live = false;
     renderControls();
     if (event.code === 4401) {
@@ -299,7 +297,7 @@ function render() {
 }
 
 // The buttons that send a message: disabled while the socket is not live
-// (the lock button also needs two cards in front: renderHand).
+// (the lock button also needs two cards in front).
 function renderControls() {
   const sending = [
     el.stakeForm.querySelector("button[type=submit]"), el.acceptStake, el.dealAgreed, el.rebet,
