@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db.models import Sum
-
 from accounts.models import User
 from games import engine, selectors, services
 from games.models import Deal, Hand, LedgerEntry, Seat, Table
@@ -32,6 +30,13 @@ def house_front(cards: str) -> list[str]:
     return list(engine.house_way(cards).setting.front)
 
 
+def _ledger_sum(seat: Seat, ledger: str) -> Decimal:
+    """The seat's entries in one ledger, added exactly. (SQLite's SUM adds
+    decimals as floats: 15.20 - 17.00 + ... came out as -0.500000000000004.)"""
+    amounts = LedgerEntry.objects.filter(seat=seat, ledger=ledger).values_list("amount", flat=True)
+    return sum(amounts, Decimal(0))
+
+
 def assert_ledger_invariants() -> None:
     """Every stack is its start plus its ledger entries, in both ledgers; the
     two stacks of a table add up to twice the start (2,000: no chip is made or
@@ -42,10 +47,9 @@ def assert_ledger_invariants() -> None:
         assert len(stacks) == 2 and sum(stacks) == 2 * table.starting_stack, (table, stacks)
     for seat in Seat.objects.select_related("table"):
         start = Decimal(seat.table.starting_stack)
-        actual = LedgerEntry.objects.filter(seat=seat, ledger="actual").aggregate(s=Sum("amount"))
-        with_5 = LedgerEntry.objects.filter(seat=seat, ledger="with_5").aggregate(s=Sum("amount"))
-        assert Decimal(seat.stack) == start + (actual["s"] or 0), seat
-        assert seat.balance_with_commission == start + (with_5["s"] or 0), seat
+        actual, with_5 = (_ledger_sum(seat, ledger) for ledger in ("actual", "with_5"))
+        assert Decimal(seat.stack) == start + actual, seat
+        assert seat.balance_with_commission == start + with_5, seat
         last = LedgerEntry.objects.filter(seat=seat, ledger="actual").order_by("-deal__number")
         if last.exists():
             assert last.first().balance == seat.stack  # type: ignore[union-attr]
