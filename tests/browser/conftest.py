@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 import re
+import struct
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,9 +28,33 @@ from tests.live_site import embedded_env, live_site, migrate
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
 ARTIFACTS = REPO / "test-artifacts"
-CARD_FACES = REPO.parent / "shared" / "card-faces" / "PNG-cards-1.3"
 # Console noise that is not the page's fault.
 IGNORED_CONSOLE = (re.compile(r"favicon\.ico"),)
+
+
+FACE_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king", "ace")
+FACE_SUITS = ("spades", "hearts", "diamonds", "clubs")
+
+
+def _png(width: int, height: int, rgb: tuple[int, int, int]) -> bytes:
+    """A valid one-colour PNG (the standard library has no image writer)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    row = b"\x00" + bytes(rgb) * width
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+            + chunk(b"IDAT", zlib.compress(row * height)) + chunk(b"IEND", b""))
+
+
+def make_face_pack(folder: Path) -> Path:
+    """A small face pack with the PNG-cards-1.3 names: 52 cards, two jokers, a back."""
+    names = [f"{rank}_of_{suit}" for rank in FACE_RANKS for suit in FACE_SUITS]
+    for index, name in enumerate([*names, "black_joker", "red_joker", "back"]):
+        (folder / f"{name}.png").write_bytes(_png(50, 70, (index * 4 % 256, 120, 200)))
+    return folder
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -42,9 +68,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Base URL of a live daphne serving the whole site on a fresh database."""
     var_dir = tmp_path_factory.mktemp("site-var")
-    extra = {"CARD_FACES_DIR": str(CARD_FACES)} if CARD_FACES.is_dir() else {}
-    # The optional picture face pack: a small public-domain copy outside the repo.
-    env = embedded_env(var_dir, **extra)
+    # The optional picture face pack: the tests make their own small one.
+    faces = make_face_pack(tmp_path_factory.mktemp("faces"))
+    env = embedded_env(var_dir, CARD_FACES_DIR=str(faces))
     manifest = REPO / "frontend" / "build" / "manifest.json"
     if not manifest.exists():
         pytest.fail("frontend/build is missing: run `make setup` (the client build) first")

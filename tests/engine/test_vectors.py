@@ -105,3 +105,16 @@ def test_every_vector_line_passes_through_batch(name: str) -> None:
     for got, line in zip(answers, lines):
         assert "error" not in got, (got, line)
         _assert_matches(name, got, line)
+
+
+def test_the_repository_copy_is_in_step_with_the_shared_vectors() -> None:
+    """The vectors are generated beside the rules; where that folder sits next
+    to the checkout (the team's machines and CI), the copy must match it byte
+    for byte. A fresh clone without it runs on the copy alone."""
+    shared = REPO.parent / "shared" / "vectors"
+    if not shared.is_dir():
+        pytest.skip("no shared/vectors beside this checkout: the copy under tests/ is used alone")
+    names = sorted(path.name for path in shared.glob("*.jsonl"))
+    assert names == sorted(path.name for path in VECTORS.glob("*.jsonl"))
+    for name in names:
+        assert (VECTORS / name).read_bytes() == (shared / name).read_bytes(), name

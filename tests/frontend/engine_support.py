@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-VECTORS = Path(__file__).resolve().parents[2].parent / "shared" / "vectors"
+VECTORS = REPO / "tests" / "vectors"
 FRONTEND = REPO / "frontend"
 BUILD = FRONTEND / "build"
 ENGINE_CORE = FRONTEND / "src" / "js" / "engine-core.mjs"
@@ -90,7 +90,7 @@ def ensure_build() -> dict[str, str]:
 def load_vectors(name: str) -> list[dict[str, Any]]:
     path = VECTORS / f"{name}.jsonl"
     if not path.is_file():
-        pytest.fail(f"golden vectors missing: {path} (shared/ must sit beside the repo)", pytrace=False)
+        pytest.fail(f"golden vectors missing: {path}", pytrace=False)
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
@@ -103,7 +103,7 @@ def vector_request(name: str, line: dict[str, Any]) -> dict[str, Any]:
 def sample_vectors(per_file: int = 25) -> list[tuple[str, dict[str, Any]]]:
     """An evenly spaced, fixed sample of every vector file (all lines of small ones)."""
     if not VECTORS.is_dir():
-        pytest.fail(f"golden vectors missing: {VECTORS} (shared/ must sit beside the repo)",
+        pytest.fail(f"golden vectors missing: {VECTORS}",
                     pytrace=False)
     out = []
     for name in VECTOR_OPS:
