@@ -1,6 +1,31 @@
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
+from django.http import HttpRequest, HttpResponse
+from django.urls import reverse
 
+from .forms import ThrottledAdminAuthenticationForm, ThrottledAdminPasswordChangeForm
 from .models import User
+from .views import PasswordChangeView
 
 admin.site.register(User, UserAdmin)
+
+
+def admin_password_change(request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+    """AdminSite.password_change with the shared password limit on the old
+    password (the admin has no setting for that form, unlike ``login_form``)."""
+    site = admin.site
+    request.current_app = site.name
+    return PasswordChangeView.as_view(
+        form_class=ThrottledAdminPasswordChangeForm,
+        success_url=reverse("admin:password_change_done", current_app=site.name),
+        extra_context={**site.each_context(request), **(extra_context or {})},
+    )(request)
+
+
+def limit_admin_passwords(site: admin.AdminSite) -> None:
+    """Put the admin's sign-in and password change on the shared password limit.
+    Call before ``site.urls`` is read (the URLs bind the views then)."""
+    site.login_form = ThrottledAdminAuthenticationForm
+    site.password_change = admin_password_change  # type: ignore[method-assign]

@@ -1,12 +1,32 @@
+"""Sign-up, and every form that checks a password: Django's own forms with one
+shared limit on password tries (``accounts.throttle.PASSWORDS``).
+
+A wrong password in a sign-in form is counted by the ``user_login_failed``
+signal (``accounts.signals``), so any ``authenticate()`` counts; the
+password-change forms check the old password themselves and count here."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.admin.forms import AdminPasswordChangeForm as DjangoAdminPasswordChangeForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
 
 from . import throttle
 from .models import User
+from .throttle import client_address
+
+__all__ = [
+    "SignUpForm",
+    "ThrottledAdminAuthenticationForm",
+    "ThrottledAdminPasswordChangeForm",
+    "ThrottledAuthenticationForm",
+    "ThrottledPasswordChangeForm",
+    "client_address",
+    "is_throttled",
+]
 
 
 class SignUpForm(UserCreationForm):
@@ -22,33 +42,76 @@ class SignUpForm(UserCreationForm):
         super().__init__(*args, **kwargs)
 
 
-def client_address(request: Any) -> str:
-    # REMOTE_ADDR only: a forwarded header is the client's to forge.
-    return str(getattr(request, "META", {}).get("REMOTE_ADDR", "")) if request else ""
+def _refuse_when_limited(request: Any, username: str, sentence: str) -> None:
+    wait = throttle.password_wait(request, username)
+    if wait:
+        raise forms.ValidationError(
+            sentence + " Try again in %(n)s minute%(s)s.",
+            code="throttled",
+            params={"n": wait, "s": "" if wait == 1 else "s"},
+        )
 
 
-class ThrottledAuthenticationForm(AuthenticationForm):
-    """Django's sign-in form, refusing attempts past the per-account and
-    per-address limits with a clear sentence instead of checking the password."""
+def is_throttled(form: forms.BaseForm) -> bool:
+    return any(form.has_error(field, "throttled") for field in form.errors)
+
+
+class _LimitedSignIn:
+    """For AuthenticationForm subclasses: past the limit, refuse with a
+    sentence instead of checking the password."""
+
+    request: Any
+    cleaned_data: dict[str, Any]
+    user_cache: Any
+
+    def clean(self) -> dict[str, Any]:
+        username = self.cleaned_data.get("username") or ""
+        if not username or not self.cleaned_data.get("password"):
+            return super().clean()  # type: ignore[misc, no-any-return]  # nothing is checked
+        _refuse_when_limited(self.request, username, "Too many sign-in attempts.")
+        cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
+        throttle.password_right(self.request, username)
+        return cleaned
+
+
+class ThrottledAuthenticationForm(_LimitedSignIn, AuthenticationForm):
+    """The site's sign-in form."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
 
-    def clean(self) -> dict[str, Any]:
-        username = self.cleaned_data.get("username") or ""
-        address = client_address(self.request)
-        wait = throttle.minutes_left(username, address)
-        if wait:
-            raise forms.ValidationError(
-                "Too many sign-in attempts. Try again in %(n)s minute%(s)s.",
-                code="throttled",
-                params={"n": wait, "s": "" if wait == 1 else "s"},
-            )
+
+class ThrottledAdminAuthenticationForm(_LimitedSignIn, AdminAuthenticationForm):
+    """The admin's sign-in form (``admin.site.login_form``), on the same limit."""
+
+
+class _LimitedOldPassword:
+    """For PasswordChangeForm subclasses: the old password is a password check
+    like any sign-in, on the same limit. Takes the ``request`` keyword."""
+
+    user: Any
+    request: Any
+
+    def __init__(self, *args: Any, request: Any = None, **kwargs: Any) -> None:
+        self.request = request
+        super().__init__(*args, **kwargs)
+
+    def clean_old_password(self) -> str:
+        username = self.user.get_username()
+        _refuse_when_limited(self.request, username, "Too many wrong passwords.")
         try:
-            cleaned = super().clean()
+            old: str = super().clean_old_password()  # type: ignore[misc]
         except forms.ValidationError:
-            throttle.record_failure(username, address)
+            throttle.password_failed(self.request, username)
             raise
-        throttle.clear_account(username)
-        return cleaned
+        throttle.password_right(self.request, username)
+        return old
+
+
+class ThrottledPasswordChangeForm(_LimitedOldPassword, PasswordChangeForm):
+    """The site's password change (/accounts/password/)."""
+
+
+class ThrottledAdminPasswordChangeForm(_LimitedOldPassword, DjangoAdminPasswordChangeForm):
+    """The admin's password change (/admin/password_change/)."""

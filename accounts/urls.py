@@ -15,7 +15,7 @@ urlpatterns = [
     path("sign-out/", auth_views.LogoutView.as_view(), name="sign_out"),
     path(
         "password/",
-        auth_views.PasswordChangeView.as_view(
+        views.PasswordChangeView.as_view(
             template_name="accounts/password_change.html",
             success_url=reverse_lazy("accounts:password_changed"),
         ),

@@ -2,23 +2,54 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.views import LoginView
+from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from . import throttle
-from .forms import SignUpForm, ThrottledAuthenticationForm, client_address
+from .forms import (
+    SignUpForm,
+    ThrottledAuthenticationForm,
+    ThrottledPasswordChangeForm,
+    client_address,
+    is_throttled,
+)
 
 
-class SignInView(LoginView):
-    """Django's sign-in view with throttling per account and per address."""
+class _TooManyIs429:
+    """A form refused by the password limit answers 429, not 200."""
+
+    def form_invalid(self, form: BaseForm) -> HttpResponse:
+        response: HttpResponse = super().form_invalid(form)  # type: ignore[misc]
+        if is_throttled(form):
+            response.status_code = 429
+        return response
+
+
+class SignInView(_TooManyIs429, LoginView):
+    """Django's sign-in view on the shared password limit (accounts.throttle)."""
 
     template_name = "accounts/sign_in.html"
     authentication_form = ThrottledAuthenticationForm
     redirect_authenticated_user = True
+
+
+class PasswordChangeView(_TooManyIs429, auth_views.PasswordChangeView):
+    """Django's password change; the old password is on the shared password limit."""
+
+    form_class = ThrottledPasswordChangeForm
+
+    def get_form_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = super().get_form_kwargs()
+        kwargs["request"] = self.request
+        return kwargs
 
 
 def _safe_next(request: HttpRequest) -> str | None:

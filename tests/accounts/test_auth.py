@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 
 from accounts import throttle
@@ -23,18 +21,14 @@ def fast_passwords(settings: Any) -> None:
 
 
 @pytest.fixture
-def address() -> Iterator[str]:
-    """A fresh client address per test, so throttle counts never leak across tests."""
-    value = f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
-    yield value
-    cache.delete_many([f"{throttle._key('ip', value)}:n", f"{throttle._key('ip', value)}:until"])
+def address() -> str:
+    """A fresh client address per test (the counts are fresh too: conftest.py)."""
+    return f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
 
 
 @pytest.fixture
-def name() -> Iterator[str]:
-    value = f"u{uuid.uuid4().hex[:10]}"
-    yield value
-    throttle.clear_account(value)
+def name() -> str:
+    return f"u{uuid.uuid4().hex[:10]}"
 
 
 def sign_in(client: Client, username: str, password: str, address: str) -> str:
@@ -96,17 +90,19 @@ def test_a_wrong_password_is_refused_with_djangos_message(
     assert "Please enter a correct username and password" in page
 
 
-def test_it_throttles_sign_in_per_account_with_a_clear_message(
+def test_it_throttles_sign_in_per_account_and_address_with_a_clear_message(
     client: Client, name: str, address: str
 ) -> None:
     User.objects.create_user(username=name, password=PASSWORD)
-    for _ in range(throttle.LIMIT_PER_ACCOUNT):
+    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS):
         assert "Please enter a correct" in sign_in(client, name, "wrong", address)
     page = sign_in(client, name, PASSWORD, address)
     assert "Too many sign-in attempts. Try again in 15 minutes." in page
-    # The account is throttled from another address too.
+    # Those few tries from one address do not lock the owner out elsewhere
+    # (issue 16: that made the limit a weapon); many addresses would
+    # (test_password_limit.py).
     other = address.rsplit(".", 1)[0] + ".251"
-    assert "Too many sign-in attempts" in sign_in(client, name, PASSWORD, other)
+    assert sign_in(client, name, PASSWORD, other) == "signed-in"
 
 
 def test_it_throttles_sign_in_per_address(client: Client, name: str, address: str) -> None:
@@ -117,18 +113,16 @@ def test_it_throttles_sign_in_per_address(client: Client, name: str, address: st
     assert "Too many sign-in attempts" in sign_in(client, name, PASSWORD, address)
     other = address.rsplit(".", 1)[0] + ".252"
     assert sign_in(client, name, PASSWORD, other) == "signed-in"
-    for guess in guesses:
-        throttle.clear_account(guess)
 
 
 def test_a_successful_sign_in_resets_the_account_count(
     client: Client, name: str, address: str
 ) -> None:
     User.objects.create_user(username=name, password=PASSWORD)
-    for _ in range(throttle.LIMIT_PER_ACCOUNT - 1):
+    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
         sign_in(client, name, "wrong", address)
     assert sign_in(client, name, PASSWORD, address) == "signed-in"
     client.post("/accounts/sign-out/")
-    for _ in range(throttle.LIMIT_PER_ACCOUNT - 1):
+    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
         sign_in(client, name, "wrong", address)
     assert sign_in(client, name, PASSWORD, address) == "signed-in"
