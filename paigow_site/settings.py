@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONCE, NONE, SELF, WASM_UNSAFE_EVAL
 from django.core.exceptions import ImproperlyConfigured
 
 from paigow_site.static import immutable_file
@@ -76,12 +77,16 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "csp",
     "accounts",
     "games",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Before whitenoise, so static files carry the policy too: a Web Worker
+    # runs under the policy of its own script's response, not the page's.
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -270,6 +275,30 @@ SESSION_COOKIE_HTTPONLY = True
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
+
+# Content-Security-Policy (django-csp) on every response, pages and static
+# files alike. Nothing inline runs: every script and style is a file of the
+# site. 'wasm-unsafe-eval' lets the engine worker compile Pyodide's
+# WebAssembly; it allows no JavaScript eval (Pyodide needs none). Chromium
+# gives a worker the policy of its own script's response, older browsers the
+# page's, so the pages carry it too. 'self' covers the table's same-origin
+# ws:/wss: socket. The nonce is only for the inline style of DRF's browsable
+# API (templates/rest_framework/api.html), and is in the header only on a
+# response that used it.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, WASM_UNSAFE_EVAL],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF],
+        "connect-src": [SELF],
+        "worker-src": [SELF],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+    },
+}
 
 LOGGING = {
     "version": 1,
