@@ -25,8 +25,17 @@ def refresh_event(origin: str | None = None) -> dict[str, Any]:
 def table_changed(*, table: Table) -> None:
     """From synchronous code (pages, REST): refresh every socket of the table
     once the current transaction commits (at once when there is none)."""
-    group = table.group_name
+    _refresh_on_commit(table.group_name)
 
+
+def seat_changed(*, table: Table, number: int) -> None:
+    """``table_changed`` for the sockets of seat ``number`` only (the group
+    ``<table group>.<number>`` that ``games.consumers`` joins them to): a
+    change that only that seat's view shows."""
+    _refresh_on_commit(f"{table.group_name}.{number}")
+
+
+def _refresh_on_commit(group: str) -> None:
     def send() -> None:
         layer = get_channel_layer()
         if layer is not None:

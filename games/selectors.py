@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
@@ -96,11 +96,41 @@ def _outcome(hand: Hand) -> dict[str, Any]:
     }
 
 
+def luck_check(hand: Hand) -> str | None:
+    """Where the hand's luck estimate stands: None (none recorded),
+    "checking" (recorded, not checked yet), "passed" or "flagged" (the check
+    against the deterministic draw, ``upkeep.luck_verify``). Reads
+    ``luck_ok`` as ``latest_deal`` reads it with the hand (0 or 1 on SQLite)."""
+    if hand.luck_wins is None:
+        return None
+    ok = getattr(hand, "luck_ok", None)
+    if ok is None:
+        return "checking"
+    return "passed" if ok else "flagged"
+
+
+def _other_outcome(hand: Hand) -> dict[str, Any]:
+    """The other side's settlement, with its luck only once the estimate has
+    passed the check: a client can send any counts, so until then this seat
+    is told it is being checked, and a flagged estimate is left out as if
+    none had been sent (its numbers never reach this seat)."""
+    outcome = _outcome(hand)
+    check = luck_check(hand)
+    if check != "passed":
+        outcome["luck"] = None
+    outcome["luck_check"] = check if check in ("checking", "passed") else None
+    return outcome
+
+
 def deal_view(*, deal: Deal, viewer: int, hands: list[Hand] | None = None) -> dict[str, Any]:
     """One seat's view of one deal (``hands``: its two hands by seat, when
     already read)."""
     if hands is None:
-        hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
+        hands = list(
+            Hand.objects.filter(deal=deal)
+            .annotate(luck_ok=F("luck_audit__ok"))
+            .order_by("seat_number")
+        )
     view: dict[str, Any] = {"number": deal.number, "stake": deal.stake}
     view.update(engine.seat_view(_snapshot(deal, hands), viewer))
     mine = hands[viewer]
@@ -110,7 +140,7 @@ def deal_view(*, deal: Deal, viewer: int, hands: list[Hand] | None = None) -> di
         view["you"]["back_name"] = engine.back_name(mine.back_cards or ())
     visible = list(mine.card_list)
     if deal.revealed:
-        view["results"] = {"you": _outcome(mine), "other": _outcome(hands[1 - viewer])}
+        view["results"] = {"you": _outcome(mine), "other": _other_outcome(hands[1 - viewer])}
         visible = list(deal.deck)
     # Card names for people, only for cards this seat may see.
     view["names"] = {code: engine.card_name(code) for code in visible}
@@ -242,8 +272,12 @@ def latest_deal(*, table_id: int) -> LatestDeal:
     )
     if not deals:
         return None, []
+    # ``luck_ok``: the estimate's check (``upkeep.luck_verify``), None until it is made.
     hands = sql.rows(
-        Hand, "SELECT * FROM {hand} WHERE deal_id = %s ORDER BY seat_number", [deals[0].pk]
+        Hand,
+        "SELECT h.*, a.ok AS luck_ok FROM {hand} h LEFT JOIN {luck_audit} a ON a.hand_id = h.id"
+        " WHERE h.deal_id = %s ORDER BY h.seat_number",
+        [deals[0].pk],
     )
     for hand in hands:
         hand.deal = deals[0]

@@ -669,7 +669,9 @@ def luck_record(
     *, user: Any, table_id: int, deal_number: int, wins: object, pushes: object, losses: object
 ) -> Hand:
     """Store the luck estimate the player's device computed after the reveal
-    (rules §6: 120 samples), once per hand."""
+    (rules §6: 120 samples), once per hand. Once stored, it is checked off
+    the room server against the deterministic draw (``games.luck_verify``,
+    queued when this commits); the other seat sees it only once it passed."""
     counts = (wins, pushes, losses)
     if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in counts):
         raise InvalidLuck()
@@ -721,6 +723,7 @@ def luck_record(
             ],
         )
         _touch(table)
+        upkeep.luck_verify_later(hand_id=hand.pk)
     return hand
 
 

@@ -20,13 +20,13 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field, Model
 from django.db.models.expressions import Col
 
-from .models import ClientMessage, Deal, Hand, Presence, Seat, Table
+from .models import ClientMessage, Deal, Hand, LuckAudit, Presence, Seat, Table
 
 
 @cache
 def statement(template: str) -> str:
     """``template`` with ``{table}``, ``{seat}``, ``{deal}``, ``{hand}``,
-    ``{presence}``, ``{client_message}`` and ``{user}`` replaced by the quoted
+    ``{presence}``, ``{client_message}``, ``{luck_audit}`` and ``{user}`` replaced by the quoted
     table names (built once per statement: the names do not change while the
     process runs)."""
     quote = connection.ops.quote_name
@@ -37,6 +37,7 @@ def statement(template: str) -> str:
         "hand": Hand,
         "presence": Presence,
         "client_message": ClientMessage,
+        "luck_audit": LuckAudit,
         "user": get_user_model(),
     }
     return template.format(**{k: quote(m._meta.db_table) for k, m in names.items()})

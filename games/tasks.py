@@ -42,6 +42,11 @@ def report_refresh(self: Any, user_id: int) -> bool:
     return upkeep.report_refresh(user_id=user_id)
 
 
+@shared_task(name="games.luck_verify", **RETRY)
+def luck_verify(self: Any, hand_id: int) -> str | None:
+    return upkeep.luck_verify(hand_id=hand_id)
+
+
 @shared_task(name="games.luck_audit", **RETRY)
 def luck_audit(self: Any, size: int | None = None) -> dict[str, int]:
     return upkeep.luck_audit_sample(size=size)

@@ -9,8 +9,11 @@ on two workers at once, has one effect; a second run finds nothing to do.
 - ``invites_expire``: withdraw invite links past their expiry;
 - ``report_refresh``: rebuild one player's skill-report aggregates (queued
   after each reveal, on commit);
-- ``luck_audit_sample``: re-derive a sample of stored luck estimates from the
-  deterministic draw (rules §6) and flag the ones that do not match;
+- ``luck_verify``: re-derive one luck estimate from the deterministic draw
+  (rules §6) right after it is recorded (queued on commit,
+  ``luck_verify_later``), and flag it when it does not match;
+- ``luck_audit_sample``: the same for a sample of stored estimates that were
+  never checked (recorded before the check existed, or whose check was lost);
 - ``client_messages_forget``: delete the socket message ids kept against
   resends once they are older than ``CLIENT_MESSAGE_HOURS``.
 """
@@ -234,11 +237,14 @@ def _queueing() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(1, thread_name_prefix="report-refresh-queue")
 
 
-def _logged(queue: Callable[[], None]) -> None:
+def _logged(
+    queue: Callable[[], None],
+    failed: str = "queueing a report refresh failed; the report sums the hands meanwhile",
+) -> None:
     try:
         queue()
     except Exception:
-        log.exception("queueing a report refresh failed; the report sums the hands meanwhile")
+        log.exception(failed)
 
 
 def refreshes_queued_wait() -> None:
@@ -275,11 +281,76 @@ def _audit(hand: Hand) -> dict[str, Any]:
     }
 
 
+def _audit_save(hand: Hand, result: dict[str, Any]) -> bool:
+    """Write the hand's ``LuckAudit`` row once (the unique row is the claim);
+    False when it was already there.
+
+    Under the table's lock, like every change of what a seat may see: a view
+    that still showed the estimate as being checked was read in a transaction
+    that committed before this one, so its version is at most the one the
+    refresh below reads, and a socket drops it (a refresh is always sent).
+    The other seat's sockets are told after the commit; in solo the other seat
+    is the dealer, who has none."""
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=hand.deal.table_id)
+        _, created = LuckAudit.objects.get_or_create(hand_id=hand.pk, defaults=result)
+        if created and table.mode == Table.Mode.FRIEND:
+            broadcast.seat_changed(table=table, number=1 - hand.seat_number)
+    if created and not result["ok"]:
+        log.warning("luck estimate of hand %s flagged: %s", hand.pk, result["reason"])
+    return created
+
+
+def luck_verify(*, hand_id: int) -> str | None:
+    """Check the luck estimate just stored for one hand against the
+    deterministic draw, and record the check (``LuckAudit``): "passed" or
+    "flagged"; None when there is nothing to check (no estimate, no such
+    hand, or already checked: a second run is a no-op). Until the check is
+    written the other seat sees the estimate as being checked; a flagged one
+    it never sees (``selectors``)."""
+    hand = (
+        Hand.objects.filter(pk=hand_id, luck_wins__isnull=False, luck_audit__isnull=True)
+        .select_related("deal__table", "seat")
+        .first()
+    )
+    if hand is None:
+        return None
+    # The draw (about 15 ms) runs before the table's lock is taken: a recorded
+    # estimate never changes.
+    result = _audit(hand)
+    if not _audit_save(hand, result):
+        return None
+    return "passed" if result["ok"] else "flagged"
+
+
+def luck_verify_later(*, hand_id: int) -> None:
+    """Once the current transaction commits, queue ``games.luck_verify`` for
+    the hand (not at all if it rolls back). As with the report refresh, the
+    broker is reached from the process's queueing thread, so the socket's
+    answer does not wait for it (embedded, the check runs at once, in the
+    callback); a broker that is down is logged, and the beat audit checks the
+    estimate later."""
+
+    def queue() -> None:
+        from .tasks import luck_verify as task
+
+        task.delay(hand_id)
+
+    if _eager():
+        transaction.on_commit(queue, robust=True)
+        return
+    failed = f"queueing the luck check of hand {hand_id} failed; the beat audit checks it later"
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+
+
 def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
     """Re-derive up to ``size`` (``LUCK_AUDIT_SAMPLE``) stored luck estimates
-    not audited yet, oldest first, from the deterministic draw; each gets one
-    ``LuckAudit`` row (the unique row is the claim). Reads only the stored
-    deal. Returns how many were checked and how many were flagged."""
+    not checked yet, oldest first, from the deterministic draw; each gets one
+    ``LuckAudit`` row (the unique row is the claim), as ``luck_verify`` gives
+    it. Every estimate recorded now is checked at once (``luck_verify``): this
+    catches the ones stored before, or whose check was never queued. Reads
+    only the stored deal. Returns how many were checked and how many were
+    flagged."""
     size = settings.LUCK_AUDIT_SAMPLE if size is None else size
     hands = list(
         Hand.objects.filter(luck_wins__isnull=False, luck_audit__isnull=True)
@@ -289,11 +360,7 @@ def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
     checked = flagged = 0
     for hand in hands:
         result = _audit(hand)
-        with transaction.atomic():
-            _, created = LuckAudit.objects.get_or_create(hand_id=hand.pk, defaults=result)
-        if created:
+        if _audit_save(hand, result):
             checked += 1
-            if not result["ok"]:
-                flagged += 1
-                log.warning("luck estimate of hand %s flagged: %s", hand.pk, result["reason"])
+            flagged += not result["ok"]
     return {"checked": checked, "flagged": flagged}

@@ -521,10 +521,20 @@ function sendLuck(number, estimate) {
     null, ["luck_already_recorded"]);
 }
 
+// The other seat's estimate as the server shows it: only once it passed the
+// check against the deterministic draw (luck_check "passed"); while it is
+// checked, just that; a flagged one never reaches this page.
+function otherLuckText() {
+  const other = state.deal?.results?.other;
+  if (!other) return "";
+  if (other.luck && other.luck_check === "passed") return ` · ${state.seats.other.name}: ${other.luck}`;
+  if (other.luck_check === "checking") return ` · ${state.seats.other.name}: luck being checked`;
+  return "";
+}
+
 function renderLuck(deal) {
   const mine = deal.results.you;
-  const other = deal.results.other;
-  const otherText = other.luck ? ` · ${state.seats.other.name}: ${other.luck}` : "";
+  const otherText = otherLuckText();
   if (mine.luck) {
     el.luck.textContent = `Your hand: ${mine.luck}${otherText}`;
     el.luck.dataset.state = "stored";
@@ -545,7 +555,7 @@ function renderLuck(deal) {
       timings.luck = Math.round(performance.now() - started);
       performance.mark("paigow-luck");
       if (!state.deal || state.deal.number !== deal.number) return;
-      el.luck.textContent = `Your hand: ${estimate.label}${otherText}`;
+      el.luck.textContent = `Your hand: ${estimate.label}${otherLuckText()}`;
       el.luck.dataset.state = "computed";
       sendLuck(deal.number, estimate);
     })
