@@ -164,8 +164,10 @@ def open_invite(*, table: Table) -> Invite | None:
 
 
 def invite_url(invite: Invite, base_url: str = "") -> str:
-    """The invite's link: absolute when ``base_url`` (scheme and host) is given."""
-    return base_url.rstrip("/") + reverse("games:invite", args=[invite.token])
+    """The invite's link: absolute when ``base_url`` (scheme and host) is given.
+    The token goes after "#", which browsers never send, so it stays out of
+    every server and proxy log (the page at ``games:join`` posts it)."""
+    return base_url.rstrip("/") + reverse("games:join") + "#" + invite.token
 
 
 def _invite_view(table: Table, seat_number: int, base_url: str) -> dict[str, Any] | None:

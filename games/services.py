@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -272,6 +273,11 @@ def table_join(*, user: Any, table_id: int) -> Table:
 
 # --- invites ----------------------------------------------------------------
 
+# What ``secrets.token_urlsafe`` makes (URL-safe base64), with room for other
+# lengths. Anything else (a NUL, which PostgreSQL refuses in text, non-ASCII,
+# an overlong value) is refused before it reaches the database.
+INVITE_TOKEN = re.compile(r"[A-Za-z0-9_-]{20,64}")
+
 
 def _new_invite(table: Table, user: Any) -> Invite:
     """Withdraw the table's open invite, if any, and make a new one."""
@@ -328,7 +334,7 @@ def invite_accept(*, user: Any, token: object) -> Table:
     again, just gets the table back; anyone else finds it full."""
     if not getattr(user, "is_authenticated", False):
         raise NotSeated("Sign in or sign up to join your friend's table.")
-    if not isinstance(token, str) or not 20 <= len(token) <= 64:
+    if not isinstance(token, str) or not INVITE_TOKEN.fullmatch(token):
         raise InviteNotFound()
     table_id = Invite.objects.filter(token=token).values_list("table_id", flat=True).first()
     if table_id is None:

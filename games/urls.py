@@ -14,6 +14,7 @@ urlpatterns = [
         views.deal_verify,
         name="deal_verify",
     ),
+    path("invite/", views.join, name="join"),
     path("invite/<str:token>/", views.invite, name="invite"),
     path("rules/", TemplateView.as_view(template_name="games/rules.html"), name="rules"),
     path("faces/<str:name>", faces.face, name="face"),

@@ -6,12 +6,14 @@ table over its WebSocket."""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import broadcast, selectors, services, throttles
-from .exceptions import GameError, SeatTaken
+from .exceptions import GameError, InviteNotFound, SeatTaken
 from .models import Table
 
 
@@ -48,13 +50,53 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     )
 
 
-@login_required
+# The invite token waiting in the session while its visitor signs in.
+PENDING_INVITE = "games.invite_token"
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest) -> HttpResponse:
+    """Where an invite link lands. The link carries its token after "#",
+    which a browser never sends, so no access log, proxy or Referer sees it;
+    this page's script posts it here (a form body is not logged). Without
+    script, the visitor pastes the link into the form. A token that waited in
+    the session while its visitor signed in is used on the way back here."""
+    if request.method == "POST":
+        return _invite_answer(request, _token_from(request.POST.get("token", "")))
+    pending = request.session.get(PENDING_INVITE)
+    if pending and request.user.is_authenticated:
+        return _invite_answer(request, pending)
+    return render(request, "games/join.html")
+
+
 @require_http_methods(["GET", "POST"])
 def invite(request: HttpRequest, token: str) -> HttpResponse:
-    """An invite link: seat the signed-in friend once and go to the table.
-    The host (or the friend again) just goes to the table; a third person is
-    told the table is full. Signed-out visitors sign in or sign up first
-    (``login_required`` sends them back here)."""
+    """The older form of the link, with the token in the path (links handed
+    out before the "#" form still work until they expire)."""
+    return _invite_answer(request, token)
+
+
+def _token_from(text: str) -> str:
+    """The token of a pasted link (either form) or of a bare token."""
+    text = text.strip()
+    if "#" in text:
+        return text.rsplit("#", 1)[1]
+    if "/invite/" in text:
+        return text.split("/invite/", 1)[1].strip("/")
+    return text
+
+
+def _invite_answer(request: HttpRequest, token: str) -> HttpResponse:
+    """Seat the signed-in friend once and go to the table. The host (or the
+    friend again) just goes to the table; a third person is told the table is
+    full. A signed-out visitor's token waits in the session while they sign
+    in or sign up, so it is never part of a URL."""
+    request.session.pop(PENDING_INVITE, None)
+    if not request.user.is_authenticated:
+        if not services.INVITE_TOKEN.fullmatch(token):
+            return _invite_refused(request, InviteNotFound())
+        request.session[PENDING_INVITE] = token
+        return redirect_to_login(reverse("games:join"))
     try:
         throttles.check_invite(request)
         try:
@@ -63,15 +105,19 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
             throttles.invite_failed(request)
             raise
     except GameError as exc:
-        heading = "This table is full" if isinstance(exc, SeatTaken) else "Invite link"
-        return render(
-            request,
-            "games/invite.html",
-            {"heading": heading, "error": exc.code, "detail": exc.detail},
-            status=exc.status,
-        )
+        return _invite_refused(request, exc)
     broadcast.table_changed(table=table)
     return redirect("games:table", table_id=table.pk)
+
+
+def _invite_refused(request: HttpRequest, exc: GameError) -> HttpResponse:
+    heading = "This table is full" if isinstance(exc, SeatTaken) else "Invite link"
+    return render(
+        request,
+        "games/invite.html",
+        {"heading": heading, "error": exc.code, "detail": exc.detail},
+        status=exc.status,
+    )
 
 
 @login_required

@@ -80,11 +80,12 @@ def stop_group(process: subprocess.Popen[bytes], seconds: float = 10) -> None:
 def live_site(
     env: Mapping[str, str], *, log_path: Path | None = None, port: int | None = None
 ) -> Iterator[str]:
-    """Serve the site with daphne under ``env``; yields its base URL."""
+    """Serve the site under ``env`` as production runs it (daphne through
+    ``paigow_site.server``, access log on); yields its base URL."""
     port = port or free_port()
     log = log_path.open("wb") if log_path else None
     process = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+        [sys.executable, "-m", "paigow_site.server", "-b", "127.0.0.1", "-p", str(port),
          "paigow_site.asgi:application"],
         cwd=REPO, env=dict(env), stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT,
         start_new_session=True,

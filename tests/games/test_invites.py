@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from django.test import Client
@@ -148,7 +149,7 @@ def test_the_state_shows_the_link_to_the_host_only(player: User, friend: User) -
     invite = open_invite(table)
     host = selectors.table_state(table_id=table.pk, seat_number=0, base_url="https://x.test")
     assert host["table"]["invite"] == {
-        "url": f"https://x.test/invite/{invite.token}/",
+        "url": f"https://x.test/invite/#{invite.token}",
         "expires_at": invite.expires_at.isoformat(),
     }
     services.invite_accept(user=friend, token=invite.token)
@@ -163,36 +164,101 @@ def test_the_state_shows_the_link_to_the_host_only(player: User, friend: User) -
 
 def test_a_signed_out_visitor_signs_up_and_lands_at_the_table(player: User) -> None:
     table = services.table_start(user=player, mode="friend")
-    url = f"/invite/{open_invite(table).token}/"
+    token = open_invite(table).token
     client = Client()
-    response = client.get(url)
+    page = client.get("/invite/")  # what the browser asks for: the "#" part stays behind
+    assert page.status_code == 200 and b'id="join-form"' in page.content
+    response = client.post("/invite/", {"token": token})  # the page's script posts it
     assert response.status_code == 302
-    assert response["Location"] == f"/accounts/sign-in/?next={url}"
+    assert response["Location"] == "/accounts/sign-in/?next=/invite/"
     sign_in = client.get(response["Location"]).content.decode()
-    assert f"/accounts/sign-up/?next={url}" in sign_in.replace("%2F", "/")
+    assert "/accounts/sign-up/?next=/invite/" in sign_in.replace("%2F", "/")
     response = client.post(
-        f"/accounts/sign-up/?next={url}",
+        "/accounts/sign-up/?next=/invite/",
         {"username": "grace", "password1": "a long pass phrase 1",
-         "password2": "a long pass phrase 1", "next": url},
+         "password2": "a long pass phrase 1", "next": "/invite/"},
     )
-    assert response.status_code == 302 and response["Location"] == url
-    response = client.get(url)
+    assert response.status_code == 302 and response["Location"] == "/invite/"
+    response = client.get("/invite/")
     assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
     assert seat_1(table).user.username == "grace"  # type: ignore[union-attr]
     assert client.get(f"/tables/{table.pk}/").status_code == 200
+    # The token was used once: the page no longer holds it.
+    assert client.get("/invite/").status_code == 200
 
 
 def test_a_signed_out_visitor_signs_in_and_lands_at_the_table(player: User, friend: User) -> None:
     table = services.table_start(user=player, mode="friend")
-    url = f"/invite/{open_invite(table).token}/"
     client = Client()
+    client.post("/invite/", {"token": open_invite(table).token})
     response = client.post(
-        f"/accounts/sign-in/?next={url}",
-        {"username": "grace", "password": "a long pass phrase 1", "next": url},
+        "/accounts/sign-in/?next=/invite/",
+        {"username": "grace", "password": "a long pass phrase 1", "next": "/invite/"},
     )
-    assert response.status_code == 302 and response["Location"] == url
-    assert client.get(url)["Location"] == f"/tables/{table.pk}/"
+    assert response.status_code == 302 and response["Location"] == "/invite/"
+    assert client.get("/invite/")["Location"] == f"/tables/{table.pk}/"
     assert seat_1(table).user == friend
+
+
+def test_a_link_of_the_older_form_still_seats_a_signed_out_friend(
+    player: User, friend: User
+) -> None:
+    table = services.table_start(user=player, mode="friend")
+    token = open_invite(table).token
+    client = Client()
+    response = client.get(f"/invite/{token}/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/sign-in/?next=/invite/"  # no token in the URL
+    client.post(
+        "/accounts/sign-in/?next=/invite/",
+        {"username": "grace", "password": "a long pass phrase 1", "next": "/invite/"},
+    )
+    assert client.get("/invite/")["Location"] == f"/tables/{table.pk}/"
+    assert seat_1(table).user == friend
+
+
+@pytest.mark.parametrize(
+    "paste",
+    ["https://x.test/invite/#{token}", "https://x.test/invite/{token}/", " {token} "],
+)
+def test_a_pasted_link_of_either_form_seats_the_friend(
+    player: User, friend: User, paste: str
+) -> None:
+    table = services.table_start(user=player, mode="friend")
+    text = paste.format(token=open_invite(table).token)
+    response = browser(friend).post("/invite/", {"token": text})
+    assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
+    assert seat_1(table).user == friend
+
+
+MALFORMED = {
+    "nul": "\x00" + "A" * 42,
+    "non_ascii": "é" * 43,
+    "too_long": "A" * 65,
+    "too_long_a_lot": "A" * 5000,
+    "spaces": "A" * 20 + " " + "A" * 20,
+}
+
+
+@pytest.mark.parametrize("token", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_token_is_a_clear_404_never_a_server_error(
+    player: User, friend: User, token: str
+) -> None:
+    """PostgreSQL refuses a NUL in text: such a token must never reach a query."""
+    table = services.table_start(user=player, mode="friend")
+    with pytest.raises(exceptions.InviteNotFound):
+        services.invite_accept(user=friend, token=token)
+    quoted = quote(token, safe="")
+    answers = [
+        browser(friend).get(f"/invite/{quoted}/"),
+        browser(friend).post("/invite/", {"token": token}),
+        Client(raise_request_exception=False).get(f"/invite/{quoted}/"),
+        Client(raise_request_exception=False).post("/invite/", {"token": token}),
+    ]
+    for response in answers:
+        assert response.status_code == 404
+        assert b'data-error="invite_not_found"' in response.content
+    assert seat_1(table).user is None
 
 
 def test_a_third_person_sees_this_table_is_full(
@@ -240,7 +306,7 @@ def test_the_table_page_gives_the_host_the_invite_link(player: User, friend: Use
     table = services.table_start(user=player, mode="friend")
     token = open_invite(table).token
     response = browser(player).get(f"/tables/{table.pk}/")
-    assert response.context["invite_url"] == f"http://testserver/invite/{token}/"
+    assert response.context["invite_url"] == f"http://testserver/invite/#{token}"
     services.invite_accept(user=friend, token=token)
     for user in (player, friend):
         response = browser(user).get(f"/tables/{table.pk}/")

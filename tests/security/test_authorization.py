@@ -62,6 +62,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "games:deal_verify": SEATED,
     # The used link: its two players go to the table, anyone else finds it full.
     "games:invite": (302, 302, 302, 409, 409),
+    "games:join": EVERYONE_200,  # the page an invite link opens; its token stays after "#"
     "games:rules": EVERYONE_200,
     "games:face": (404, 404, 404, 404, 404),  # no picture pack configured in tests
 }

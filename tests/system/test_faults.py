@@ -143,8 +143,8 @@ def friend_table(site: Site) -> tuple[int, Browser, Browser]:
     grace.sign_up("grace")
     url, page = ada.post("/tables/new/friend/")
     table_id = int(re.search(r"/tables/(\d+)/", url).group(1))  # type: ignore[union-attr]
-    token = re.search(r"/invite/([\w-]+)/", page).group(1)  # type: ignore[union-attr]
-    url, _ = grace.get(f"/invite/{token}/")
+    token = re.search(r"/invite/#([\w-]+)", page).group(1)  # type: ignore[union-attr]
+    url, _ = grace.post("/invite/", {"token": token})  # as the invite page's script does
     assert url.endswith(f"/tables/{table_id}/")
     return table_id, ada, grace
 

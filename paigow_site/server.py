@@ -1,0 +1,56 @@
+"""daphne, with invite tokens kept out of its access log.
+
+daphne writes its access log itself (``daphne.access.AccessLogGenerator``, to
+stdout or ``--access-log``), not through Python logging, so the logging
+filters never see it. This is daphne's own command line with one change: every
+path handed to the access log goes through ``logfilters.redact`` first. Run it
+as daphne, with the same arguments::
+
+    python -m paigow_site.server -b 0.0.0.0 -p 8000 paigow_site.asgi:application
+
+``make run``, ``make serve``, the Docker image and ``tests/live_site.py`` all
+start the site this way.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from daphne.cli import CommandLineInterface
+from daphne.server import Server
+
+from .logfilters import redact
+
+ActionLogger = Callable[[str, str, dict[str, Any]], None]
+
+
+def redacting(action_logger: ActionLogger) -> ActionLogger:
+    """Wrap daphne's action logger so no path reaches it with a token in it."""
+
+    def log(protocol: str, action: str, details: dict[str, Any]) -> None:
+        if isinstance(details.get("path"), str):
+            details = {**details, "path": redact(details["path"])}
+        action_logger(protocol, action, details)
+
+    return log
+
+
+class RedactingServer(Server):  # type: ignore[misc]
+    def __init__(self, *args: Any, action_logger: ActionLogger | None = None, **kwargs: Any):
+        if action_logger is not None:
+            action_logger = redacting(action_logger)
+        super().__init__(*args, action_logger=action_logger, **kwargs)
+
+
+class RedactingCommandLine(CommandLineInterface):  # type: ignore[misc]
+    server_class = RedactingServer
+
+
+def main(argv: list[str] | None = None) -> None:
+    RedactingCommandLine().run(sys.argv[1:] if argv is None else argv)
+
+
+if __name__ == "__main__":
+    main()
