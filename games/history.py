@@ -432,10 +432,31 @@ CSV_COLUMNS = (
 )
 
 
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV
+# injection, and the other player's name is theirs to choose: "+1+d905-A1").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """``value`` as a spreadsheet reads it as written: text that would start a
+    formula gets OWASP's leading single quote. Numbers (int, Decimal, float)
+    are the server's own figures, so a negative one stays a number."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 def csv_rows(*, user: Any, filters: HandFilters | None = None,
              chunk: int = 500) -> Iterator[list[Any]]:
-    """The history as CSV rows (header first), a chunk of hands at a time."""
+    """The history as CSV rows (header first), a chunk of hands at a time,
+    every cell safe to open in a spreadsheet."""
     yield list(CSV_COLUMNS)
+    for row in _csv_records(user=user, filters=filters, chunk=chunk):
+        yield [spreadsheet_cell(value) for value in row]
+
+
+def _csv_records(*, user: Any, filters: HandFilters | None,
+                 chunk: int) -> Iterator[list[Any]]:
     hands = revealed_hands(user=user, filters=filters)
     ids = list(hands.values_list("pk", flat=True))
     for start in range(0, len(ids), chunk):
