@@ -12,10 +12,16 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
 ENGINE_SOURCES := $(shell find games/engine -name '*.py' 2>/dev/null)
+STATIC_SOURCES := $(shell find frontend/src -type f 2>/dev/null)
+# daphne with invite tokens redacted from its access log (paigow_site/server.py).
+SERVER := $(PY) -m paigow_site.server
+# collectstatic only reads files, but production settings refuse to load
+# without a secret and host names: these stand in when none are set.
+BUILD_ONLY_SECRET := collectstatic-only-not-a-secret-collectstatic-only-not-a-secret
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup run test test-sqlite lint typecheck audit bench clean
+.PHONY: setup run serve production-env static test test-sqlite lint typecheck audit bench clean
 
 setup: $(VENV)/.synced frontend/node_modules/.installed frontend/build/manifest.json migrate
 
@@ -45,7 +51,28 @@ migrate: $(VENV)/.synced
 
 run: setup
 	@echo "==> serving Pai Gow Lab on http://$(HOST):$(PORT)/ (Ctrl-C stops)"
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) paigow_site.asgi:application
+	$(SERVER) -b $(HOST) -p $(PORT) paigow_site.asgi:application
+
+# Production static files: hashed names and compressed copies in staticfiles/
+# (whitenoise's manifest storage; with DJANGO_DEBUG=0 every page is a 500
+# without them). Redone only when the client or the packages change.
+static: staticfiles/staticfiles.json
+
+staticfiles/staticfiles.json: $(VENV)/.synced frontend/build/manifest.json $(STATIC_SOURCES)
+	@echo "==> collecting static files for production into staticfiles/"
+	DJANGO_DEBUG=0 SECRET_KEY="$${SECRET_KEY:-$(BUILD_ONLY_SECRET)}" \
+	  ALLOWED_HOSTS="$${ALLOWED_HOSTS:-build}" $(PY) manage.py collectstatic --noinput -v 0
+	@touch $@
+
+# Production on this machine (README, "Production"): DJANGO_DEBUG=0 with the
+# SECRET_KEY and ALLOWED_HOSTS you give, migrations, static files, then daphne.
+serve: production-env setup static
+	@echo "==> serving Pai Gow Lab in production mode on $(HOST):$(PORT) (Ctrl-C stops)"
+	DJANGO_DEBUG=0 $(SERVER) -b $(HOST) -p $(PORT) paigow_site.asgi:application
+
+production-env:
+	@test -n "$$SECRET_KEY" || { echo "make serve: set SECRET_KEY (50+ random characters)"; exit 2; }
+	@test -n "$$ALLOWED_HOSTS" || { echo "make serve: set ALLOWED_HOSTS (the site's host names)"; exit 2; }
 
 # The whole suite with the environment as given (CI sets DATABASE_URL and
 # REDIS_URL); then, when a server database was used, the database tests again
