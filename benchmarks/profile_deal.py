@@ -7,7 +7,8 @@ Runs ``--deals`` whole friend deals through the same calls the table socket
 makes (each message through ``services.client_message_apply`` with an id, as
 the page sends them, reading both seats' views in its transaction with
 ``selectors.seat_views``, as the acting socket does before it answers and
-pushes the other seat's view), on the database in the environment (the
+pushes the other seat's view), after the socket's check that its session
+still signs its user in (``socket_auth.session_holds``), on the database in the environment (the
 embedded SQLite when none), and prints the median time and the query count of
 every step, the views included. ``--cprofile STEP`` prints the top of a
 cProfile of that step (e.g. ``lock2``); ``--queries STEP`` the SQL of its
@@ -41,9 +42,10 @@ def main() -> None:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.db import connection
+    from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from games import consumers, selectors, services, tasks
+    from games import consumers, selectors, services, socket_auth, tasks
     from games.engine import house_way
     from games.models import Invite
 
@@ -78,20 +80,30 @@ def main() -> None:
         return result
 
     ids = iter(range(1, 10**9))
+    sessions = {}
+    for user in (host, friend):
+        browser = Client()
+        browser.force_login(user)
+        sessions[user.pk] = browser.session.session_key
 
     def socket(user, kind: str, **fields):
         """What the table socket runs for a message with an ``id``."""
-        return lambda: services.client_message_apply(
-            user=user,
-            table_id=tid,
-            client_id=next(ids),
-            kind=kind,
-            fields=fields,
-            action=lambda: consumers.ACTIONS[kind](user, tid, fields),
-            then=lambda table, seats, latest: selectors.seat_views(
-                table=table, seats=seats, latest=latest
-            ),
-        )
+
+        def run():
+            assert socket_auth.session_holds(session_key=sessions[user.pk], user_id=user.pk)
+            return services.client_message_apply(
+                user=user,
+                table_id=tid,
+                client_id=next(ids),
+                kind=kind,
+                fields=fields,
+                action=lambda: consumers.ACTIONS[kind](user, tid, fields),
+                then=lambda table, seats, latest: selectors.seat_views(
+                    table=table, seats=seats, latest=latest
+                ),
+            )
+
+        return run
 
     for _ in range(args.deals):
         step("stake", socket(host, "stake", amount=1))
@@ -114,6 +126,12 @@ def main() -> None:
             f"  ({len(values) // args.deals}× a deal: {per_deal * 1000:6.2f} ms a deal)"
         )
     print(f"  total   {total * 1000:7.2f} ms a deal")
+    check = []
+    for _ in range(200):
+        start = time.perf_counter()
+        socket_auth.session_holds(session_key=sessions[host.pk], user_id=host.pk)
+        check.append(time.perf_counter() - start)
+    print(f"  of which the session check {statistics.median(check) * 1000:.2f} ms a message")
     for sql in statements:
         print(f"    {sql[:160]}")
     if profiler:

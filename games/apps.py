@@ -4,3 +4,7 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     name = "games"
     verbose_name = "Games"
+
+    def ready(self) -> None:
+        # Signal receivers that close a user's table sockets when a session ends.
+        from . import socket_auth  # noqa: F401

@@ -19,7 +19,21 @@ group to refresh, so the other seat sees ``seats.other.connected`` change; a
 row left by a process that died ages out, and the other seat's next heartbeat
 notices and sends a fresh state.
 
-Close codes: 4401 not signed in, 4403 no seat at this table (or no such table).
+Limits: a user has at most ``SOCKETS_PER_USER`` sockets open
+(``services.presence_connect`` counts them); each socket's messages go
+through a token bucket (``SOCKET_MESSAGES_PER_SECOND``, bursts of
+``SOCKET_MESSAGES_BURST``): a message over it is not handled and gets a
+``too_many_messages`` error frame; another before the bucket has filled up
+again closes the socket. A refused message costs no database call, so a
+flood drains at once instead of queueing behind its own database calls.
+
+Sign-in: the socket re-checks its session with each ``state`` or action
+message and each heartbeat, and closes when its user's group says a session
+ended (``games.socket_auth``).
+
+Close codes: 4401 not signed in, or the session ended; 4403 no seat at this
+table (or no such table); 4429 too many sockets for this user, or too many
+messages.
 """
 
 from __future__ import annotations
@@ -29,6 +43,7 @@ import contextlib
 import json
 import logging
 import random
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -40,14 +55,30 @@ from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.db import close_old_connections
 
-from . import broadcast, protocol, selectors, services
-from .exceptions import GameError, ServerError, error_payload
+from . import broadcast, protocol, selectors, services, socket_auth
+from .exceptions import (
+    GameError,
+    ServerError,
+    SessionEnded,
+    TooManyMessages,
+    TooManySockets,
+    error_payload,
+)
 from .models import Seat, Table
 
 log = logging.getLogger(__name__)
 
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_NOT_SEATED = 4403
+CLOSE_TOO_MANY = 4429
+CLOSE_SERVER_ERROR = 1011
+# What a connected socket hands to its worker, in order: frames, and the
+# group events that read the database (``TableConsumer.dispatch``).
+QUEUED = frozenset({"websocket.receive", "table.state", "table.refresh", "session.check"})
+# Close reasons (at most 123 bytes; browsers show them in the close event).
+REASON_SESSION_ENDED = "Your session ended: sign in again."
+REASON_TOO_MANY_SOCKETS = "Too many table sockets open for this account."
+REASON_TOO_MANY_MESSAGES = "Too many messages too fast."
 
 T = TypeVar("T")
 
@@ -106,6 +137,34 @@ def beat_delays(interval: float, rng: random.Random) -> Iterator[float]:
         yield interval * rng.uniform(0.9, 1.1)
 
 
+class MessageBucket:
+    """A token bucket: on average ``rate`` messages a second, ``burst`` at once.
+
+    >>> bucket = MessageBucket(rate=2, burst=3, now=0.0)
+    >>> [bucket.take(0.0) for _ in range(4)]
+    [True, True, True, False]
+    >>> bucket.take(0.5), bucket.rested
+    (True, False)
+    >>> bucket.take(10.0), bucket.rested
+    (True, True)
+    """
+
+    def __init__(self, *, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.at = float(burst), now
+        self.rested = True  # the last message found the bucket full
+
+    def take(self, now: float) -> bool:
+        """Take one token for a message arriving at ``now``: False when none is left."""
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        self.rested = self.tokens >= self.burst
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
 # Message type -> the service it calls, with the fields it passes.
 ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], object]] = {
     "stake": lambda user, table_id, f: services.stake_propose(
@@ -144,6 +203,13 @@ class TableConsumer(AsyncWebsocketConsumer):
     base_url: str = ""
     heartbeat: asyncio.Task[None] | None = None
     other_connected: bool | None = None  # as last sent to this socket
+    user_id: int
+    session_key: str | None = None  # the session this socket signed in with
+    bucket: MessageBucket
+    warned = False  # sent too_many_messages since the bucket was last full
+    closing = False  # closed by the server: nothing more is handled
+    inbox: asyncio.Queue[dict[str, Any] | None]
+    worker: asyncio.Task[None] | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its check of old database connections
@@ -151,11 +217,40 @@ class TableConsumer(AsyncWebsocketConsumer):
         one thread for synchronous code (a hop there, queued behind every
         other socket's, per message), for connections these sockets do not
         use. Their calls run on ``db``'s threads, which check their own
-        connections before and after each call."""
+        connections before and after each call.
+
+        Once connected, frames and the group's events go to ``work`` in the
+        order they came, and each frame is counted (``admit``) as it
+        arrives: counted as they are handled, a flood of actions that each
+        take longer than the bucket's refill would never run it dry, and
+        would queue behind its own database calls without end."""
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"No handler for message type {message['type']}")
-        await handler(message)
+        if self.worker is None or message["type"] not in QUEUED:
+            await handler(message)
+        elif message["type"] != "websocket.receive" or await self.admit(message.get("text")):
+            self.inbox.put_nowait(message)
+
+    async def work(self) -> None:
+        """Handle the queued frames and events one at a time, until None.
+        Nothing is handled once the server closed the socket. A failure
+        closes the socket (1011), as it would end a consumer that handles
+        its messages inline."""
+        while (message := await self.inbox.get()) is not None:
+            if self.closing:
+                continue
+            try:
+                await getattr(self, get_handler_name(message))(message)
+            except Exception:
+                log.exception("table %s: handling %s failed", self.table_id, message["type"])
+                await self.close_with(CLOSE_SERVER_ERROR, "Server error.")
+
+    async def finish_work(self) -> None:
+        """Let the worker handle what was queued before the close, then stop."""
+        if self.worker is not None:
+            self.inbox.put_nowait(None)
+            await self.worker
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -164,6 +259,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         if user is None or not user.is_authenticated:
             await self.close(code=CLOSE_NOT_SIGNED_IN)
             return
+        self.user_id = user.pk
+        self.session_key = getattr(self.scope.get("session"), "session_key", None)
+        self.bucket = MessageBucket(
+            rate=settings.SOCKET_MESSAGES_PER_SECOND,
+            burst=settings.SOCKET_MESSAGES_BURST,
+            now=time.monotonic(),
+        )
         try:
             seat = await db(selectors.seat_for)(user=user, table_id=self.table_id)
         except GameError:
@@ -171,19 +273,29 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         self.seat_number = seat.number
         self.seat_id = seat.pk
-        self.group = seat.table.group_name
-        # The origin was checked against ALLOWED_HOSTS: it is this page's own.
+        # The origin is exactly this site's (paigow_site.websocket_origin).
         self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode("latin-1")
-        await db(services.presence_connect)(
-            table_id=self.table_id, seat_id=seat.pk, channel_name=self.channel_name
-        )
+        try:
+            await db(services.presence_connect)(
+                table_id=self.table_id, seat_id=seat.pk, channel_name=self.channel_name
+            )
+        except TooManySockets:
+            await self.close(code=CLOSE_TOO_MANY, reason=REASON_TOO_MANY_SOCKETS)
+            return
+        self.group = seat.table.group_name
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(self.seat_group(self.seat_number), self.channel_name)
+        await self.channel_layer.group_add(
+            socket_auth.user_group(self.user_id), self.channel_name
+        )
         await self.send_state()
         await self.tell_others()
         self.heartbeat = asyncio.create_task(self.beat())
+        self.inbox = asyncio.Queue()
+        self.worker = asyncio.create_task(self.work())
 
     async def disconnect(self, code: int) -> None:
+        await self.finish_work()
         if self.heartbeat is not None:
             self.heartbeat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -192,6 +304,9 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             await self.channel_layer.group_discard(
                 self.seat_group(self.seat_number), self.channel_name
+            )
+            await self.channel_layer.group_discard(
+                socket_auth.user_group(self.user_id), self.channel_name
             )
             await db(services.presence_disconnect)(channel_name=self.channel_name)
             await self.tell_others()
@@ -205,11 +320,17 @@ class TableConsumer(AsyncWebsocketConsumer):
                 connected = await db(self.keep_present)()
                 if connected != self.other_connected:
                     await self.send_state()
+            except SessionEnded as exc:
+                await self.end_session(exc)
+                return
             except Exception:
                 log.exception("table %s: heartbeat failed", self.table_id)
 
     def keep_present(self) -> bool:
-        """Refresh this socket's presence; whether the other seat is connected."""
+        """Refresh this socket's presence; whether the other seat is connected.
+        SessionEnded when the socket's session no longer signs its user in:
+        an idle socket notices within a heartbeat."""
+        self.check_session()
         services.presence_heartbeat(seat_id=self.seat_id, channel_name=self.channel_name)
         return selectors.other_connected(table_id=self.table_id, seat_number=self.seat_number)
 
@@ -223,8 +344,61 @@ class TableConsumer(AsyncWebsocketConsumer):
                 self.group, broadcast.refresh_event(self.channel_name)
             )
 
+    def check_session(self) -> None:
+        """SessionEnded unless this socket's session still signs its user in."""
+        if not socket_auth.session_holds(session_key=self.session_key, user_id=self.user_id):
+            raise SessionEnded()
+
+    async def end_session(self, exc: SessionEnded, message_id: str | int | None = None) -> None:
+        """Answer ``message_id`` (if any) with ``session_ended``, then close: 4401."""
+        if self.closing:
+            return
+        if message_id is not None:
+            await self.send_error(exc, message_id)
+        await self.close_with(CLOSE_NOT_SIGNED_IN, REASON_SESSION_ENDED)
+
+    async def close_with(self, code: int, reason: str) -> None:
+        self.closing = True
+        await self.close(code=code, reason=reason)
+
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        """A session of this user ended: close if it is this socket's."""
+        if event.get("session_key") == self.session_key:
+            await self.end_session(SessionEnded())
+
+    async def session_check(self, event: dict[str, Any]) -> None:
+        """This user changed (a new password, say): check this socket's session."""
+        if self.closing:
+            return
+        try:
+            await db(self.check_session)()
+        except SessionEnded as exc:
+            await self.end_session(exc)
+
+    async def admit(self, text_data: str | None) -> bool:
+        """Take a token for this frame as it arrives; with a token and room
+        in the queue, it is handled. Else: the first time since the bucket
+        was last full, a too_many_messages frame (with the message's id,
+        when it has one); after that, the close."""
+        if self.closing:
+            return False
+        if self.bucket.take(time.monotonic()) and self.inbox.qsize() < self.bucket.burst:
+            if self.bucket.rested:
+                self.warned = False
+            return True
+        if self.warned:
+            await self.close_with(CLOSE_TOO_MANY, REASON_TOO_MANY_MESSAGES)
+            return False
+        self.warned = True
+        try:
+            message_id = protocol.message_id(protocol.decode(text_data))
+        except GameError:
+            message_id = None
+        await self.send_error(TooManyMessages(), message_id)
+        return False
+
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.group is None:
+        if self.group is None or self.closing:
             return
         raw: Any = None
         try:
@@ -237,10 +411,18 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_frame({"type": "pong"}, message.id)
             return
         if message.type == "state":
-            await self.send_state(message.id)
+            try:
+                own = await db(self.read_state_signed_in)()
+            except SessionEnded as exc:
+                await self.end_session(exc, message.id)
+                return
+            await self.send_state(message.id, state=own)
             return
         try:
             applied, state, views = await db(self.perform_then_read)(message)
+        except SessionEnded as exc:
+            await self.end_session(exc, message.id)
+            return
         except GameError as exc:
             await self.send_error(exc, message.id)
             return
@@ -266,7 +448,9 @@ class TableConsumer(AsyncWebsocketConsumer):
         seat's view read in its own transaction; one without, after the
         commit. A resend reads its own state only. If a read after the commit
         fails, None asks for it again instead of reporting the committed
-        action as failed."""
+        action as failed. First, SessionEnded if the socket's session ended
+        (nothing runs)."""
+        self.check_session()
         views: list[selectors.SeatView] = []
         applied = self.perform(message, views)
         try:
@@ -331,15 +515,22 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def table_refresh(self, event: dict[str, Any]) -> None:
         """Another seat changed the table: send this seat its own fresh view."""
-        if event.get("origin") != self.channel_name:
+        if event.get("origin") != self.channel_name and not self.closing:
             await self.send_state()
 
     async def table_state(self, event: dict[str, Any]) -> None:
         """This seat's view after another socket's change: sent unless this
         socket made the change or has already sent a view as new."""
         state = event["state"]
+        if self.closing:
+            return
         if event.get("origin") != self.channel_name and state["table"]["version"] > self.version_sent:
             await self.send_state(state=state)
+
+    def read_state_signed_in(self) -> dict[str, Any]:
+        """``read_state`` after ``check_session``: one database call."""
+        self.check_session()
+        return self.read_state()
 
     def read_state(self) -> dict[str, Any]:
         return selectors.table_state(

@@ -204,6 +204,37 @@ class IdReused(BadMessage):
     )
 
 
+class TooManyMessages(GameError):
+    """A socket sent faster than ``SOCKET_MESSAGES_PER_SECOND`` for longer than
+    its burst allows (``games.consumers``); if it goes on, it is closed."""
+
+    code = "too_many_messages"
+    default_detail = (
+        "Too many messages too fast: this one was not handled. Wait a moment, then send it "
+        "again; a socket that keeps sending this fast is closed."
+    )
+    status = 429
+
+
+class TooManySockets(GameError):
+    """A user already has ``SOCKETS_PER_USER`` table sockets open."""
+
+    code = "too_many_sockets"
+    default_detail = (
+        "You have too many table pages open. Close one of them, then reload this page."
+    )
+    status = 429
+
+
+class SessionEnded(GameError):
+    """The session a socket signed in with ended (a sign-out, a password
+    change, a session deleted): the socket is closed with 4401."""
+
+    code = "session_ended"
+    default_detail = "You were signed out. Sign in again to play."
+    status = 401
+
+
 class ServerError(GameError):
     code = "server_error"
     default_detail = "Something went wrong on the server and nothing changed. Try again."

@@ -94,11 +94,39 @@ def _check(name: str, spec: Spec, value: Any) -> Any:
     raise AssertionError(spec.kind)  # pragma: no cover - a registry typo
 
 
+def _is_text(value: str) -> bool:
+    """Whether ``value`` can be written out as UTF-8. JSON's ``\\ud800``
+    escape decodes to a lone surrogate, which json.loads accepts but which no
+    database, log or reply can encode."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _all_text(raw: Any) -> bool:
+    """Whether every string in ``raw`` (keys included, at any depth) is text.
+    Iterative: a frame may nest as deep as json.loads allows."""
+    pending = [raw]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, str):
+            if not _is_text(value):
+                return False
+        elif isinstance(value, dict):
+            pending.extend(value.keys())
+            pending.extend(value.values())
+        elif isinstance(value, list):
+            pending.extend(value)
+    return True
+
+
 def message_id(raw: Any) -> str | int | None:
     """The client's ``id`` if it is one we may echo, else None."""
     if isinstance(raw, dict):
         value = raw.get("id")
-        if isinstance(value, str) and len(value) <= MAX_ID_CHARS:
+        if isinstance(value, str) and len(value) <= MAX_ID_CHARS and _is_text(value):
             return value
         if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_INT:
             return value
@@ -112,9 +140,15 @@ def decode(text: str | None, data: bytes | None = None) -> Any:
     if len(text) > MAX_FRAME_CHARS:
         raise BadMessage(f"A message is at most {MAX_FRAME_CHARS} characters.")
     try:
-        return json.loads(text)
+        raw = json.loads(text)
     except (ValueError, RecursionError):
         raise BadMessage("That message is not valid JSON.") from None
+    if not _all_text(raw):
+        raise BadMessage(
+            "That message holds a broken character (a lone \\ud800-\\udfff escape): "
+            "send text that is valid Unicode."
+        )
+    return raw
 
 
 def validate(raw: Any) -> Message:

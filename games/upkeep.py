@@ -108,7 +108,10 @@ def client_messages_forget(*, now: Any = None, batch: int = 5000) -> int:
     ``CLIENT_MESSAGE_HOURS``, in batches of ``batch`` rows, each its own
     transaction so no lock is held long. A friend deal keeps seven; a resend
     only ever comes within a reconnect, and a reloaded page starts new ids, so
-    an old id is never needed again. Returns how many were deleted."""
+    an old id is never needed again. (A seat also keeps only its newest
+    ``CLIENT_MESSAGES_PER_SEAT``: ``services._message_ids_trim`` drops the
+    rest as each new one is claimed, so this only ages out what is left.)
+    Returns how many were deleted."""
     now = now or timezone.now()
     cutoff = now - timedelta(hours=settings.CLIENT_MESSAGE_HOURS)
     deleted = 0

@@ -330,6 +330,12 @@ PRESENCE_TTL_SECONDS = int(os.environ.get("PRESENCE_TTL_SECONDS", "60"))
 # threads share one GIL, and four gave the same deals/s with 2-3x longer
 # tails (docs/benchmarks.md).
 SOCKET_DB_THREADS = int(os.environ.get("SOCKET_DB_THREADS", "2" if DATABASE_URL else "1"))
+# What one user may cost: open table sockets (the next is closed with 4429),
+# and per socket a token bucket of messages (a page sends a few a minute; a
+# burst above this gets "too_many_messages", and going on closes it, 4429).
+SOCKETS_PER_USER = int(os.environ.get("SOCKETS_PER_USER", "8"))
+SOCKET_MESSAGES_PER_SECOND = float(os.environ.get("SOCKET_MESSAGES_PER_SECOND", "20"))
+SOCKET_MESSAGES_BURST = int(os.environ.get("SOCKET_MESSAGES_BURST", "40"))
 
 # Background work: a waiting or betting table untouched this long is closed;
 # the luck audit re-derives this many stored estimates per run.
@@ -337,3 +343,5 @@ TABLE_IDLE_HOURS = float(os.environ.get("TABLE_IDLE_HOURS", "24"))
 LUCK_AUDIT_SAMPLE = int(os.environ.get("LUCK_AUDIT_SAMPLE", "50"))
 # How long a socket message id is kept against a resend of it.
 CLIENT_MESSAGE_HOURS = float(os.environ.get("CLIENT_MESSAGE_HOURS", "24"))
+# ... and how many a seat keeps at most (its newest; docs/protocol.md).
+CLIENT_MESSAGES_PER_SEAT = int(os.environ.get("CLIENT_MESSAGES_PER_SEAT", "100"))

@@ -61,7 +61,8 @@ class Seat_:
 async def open_seat(user: User | None, table_id: int, origin: bytes = b"http://testserver") -> (
     WebsocketCommunicator
 ):
-    headers = [(b"origin", origin)]
+    # As a browser sends them: the socket's origin must match its own host.
+    headers = [(b"origin", origin), (b"host", b"testserver")]
     if user is not None:
         headers.append((b"cookie", await database_sync_to_async(_cookie)(user)))
     return WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers)

@@ -1,0 +1,170 @@
+"""Whether a table socket's sign-in still holds, and telling its sockets when
+it ends.
+
+A socket is signed in once, at its handshake, with the session of the page's
+cookie. That session can end while the socket stays open: a sign-out (in
+another tab of the same browser), a password change elsewhere (every other
+session's auth hash stops matching), a session deleted by an administrator,
+an account made inactive, or the session's expiry. Two ways close it (4401):
+
+- pushed: every socket joins its user's group (``user_group``); the signals
+  below tell that group, after the commit, that a session ended
+  (``session.ended``, with its key: the socket on that session closes without
+  a query) or that the user changed (``session.check``: each socket re-checks);
+- checked: the socket re-checks its session (``session_holds``) in the same
+  database call as every ``state`` or action message, and with each
+  heartbeat, so a session that ends without a signal (expiry, a raw delete,
+  a lost group message) stops the socket at its next message, and an idle
+  socket within a heartbeat.
+
+The check has no side effects (Django's own ``get_user`` flushes or cycles
+the session it checks, which a socket, with no response to set a cookie on,
+must not do).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import import_module
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import (
+    BACKEND_SESSION_KEY,
+    HASH_SESSION_KEY,
+    SESSION_KEY,
+    get_user_model,
+    load_backend,
+    user_logged_out,
+)
+from django.contrib.auth.backends import ModelBackend
+from django.contrib.sessions.models import Session
+from django.db import connection, transaction
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+from django.utils import timezone
+from django.utils.crypto import constant_time_compare
+
+
+def user_group(user_id: int) -> str:
+    """The channel-layer group of every table socket of one user."""
+    return f"user.{user_id}"
+
+
+MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
+
+
+def session_holds(*, session_key: str | None, user_id: int) -> bool:
+    """Whether the session ``session_key`` still signs in user ``user_id``:
+    it exists and has not expired, names this user and an enabled backend,
+    the backend still accepts the user (an active account), and its auth hash
+    matches the user's password now (or a ``SECRET_KEY_FALLBACKS`` one).
+
+    It runs with every message, so with sessions in the database (the
+    default) and Django's own backend it is one statement written once,
+    the session row and the user's password read together (the store's
+    load and the backend's get_user, two ORM queries, took 2-6 ms a message
+    on a busy machine); anything else goes through the session store and the
+    backend."""
+    if not session_key:
+        return False
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    if hasattr(store, "model"):
+        row = _session_and_user(store.model, session_key, user_id)
+        if row is None:
+            return False
+        data, password, active = store.decode(row[0]), row[1], row[2]
+    else:
+        data, password, active = store.load(), None, None
+    backend_path = data.get(BACKEND_SESSION_KEY)
+    if str(data.get(SESSION_KEY)) != str(user_id) or backend_path not in (
+        settings.AUTHENTICATION_BACKENDS
+    ):
+        return False
+    if backend_path == MODEL_BACKEND and password is not None:
+        user = get_user_model()(pk=user_id, password=password, is_active=active)
+        if not ModelBackend().user_can_authenticate(user):
+            return False
+    else:
+        user = load_backend(backend_path).get_user(user_id)
+        if user is None:
+            return False
+    stored = data.get(HASH_SESSION_KEY)
+    if not stored:
+        return False
+    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+    return any(constant_time_compare(stored, current) for current in hashes)
+
+
+@cache
+def _statement(session_table: str) -> str:
+    quote = connection.ops.quote_name
+    user = get_user_model()._meta
+    columns = ", ".join(
+        f"u.{quote(user.get_field(name).column)}" for name in ("password", "is_active")
+    )
+    return (
+        f"SELECT s.session_data, {columns} FROM {quote(session_table)} s,"
+        f" {quote(user.db_table)} u WHERE s.session_key = %s AND s.expire_date > %s"
+        f" AND u.{quote(user.pk.column)} = %s"
+    )
+
+
+def _session_and_user(model: Any, session_key: str, user_id: int) -> tuple[Any, ...] | None:
+    """The session's data (unexpired) and the user's password and active flag."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _statement(model._meta.db_table),
+            [
+                session_key,
+                connection.ops.adapt_datetimefield_value(timezone.now()),
+                user_id,
+            ],
+        )
+        row = cursor.fetchone()
+    return tuple(row) if row is not None else None
+
+
+def _tell(user_id: Any, event: dict[str, Any]) -> None:
+    """Send ``event`` to the user's sockets once the transaction commits."""
+    if user_id is None:
+        return
+    group = user_group(int(user_id))
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is not None:
+            async_to_sync(layer.group_send)(group, event)
+
+    transaction.on_commit(send)
+
+
+@receiver(user_logged_out)
+def _signed_out(sender: Any, request: Any, user: Any, **kwargs: Any) -> None:
+    # Sent before the session is flushed: the key tells the socket on this
+    # session to close, with no re-check that could still find it.
+    key = getattr(getattr(request, "session", None), "session_key", None)
+    if user is not None and key:
+        _tell(user.pk, {"type": "session.ended", "session_key": key})
+
+
+@receiver(post_delete, sender=Session)
+def _session_deleted(sender: Any, instance: Session, **kwargs: Any) -> None:
+    # Any deletion of a database session: a sign-out's flush, a new key
+    # (sign-in, password change), an administrator's delete.
+    user_id = instance.get_decoded().get(SESSION_KEY)
+    _tell(user_id, {"type": "session.ended", "session_key": instance.session_key})
+
+
+@receiver(post_save, sender=get_user_model())
+def _user_saved(
+    sender: Any, instance: Any, created: bool, update_fields: Any = None, **kwargs: Any
+) -> None:
+    # A new password (or an account made inactive) ends the user's other
+    # sessions; which ones, only each socket's own check can tell. A sign-in
+    # saves last_login only, and ends no other session.
+    if created or (update_fields and set(update_fields) <= {"last_login"}):
+        return
+    _tell(instance.pk, {"type": "session.check"})
