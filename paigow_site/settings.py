@@ -156,6 +156,9 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # Redis carries the channel layer, the Celery broker and the cache when set.
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Three times the channel layer's 5 s blocking pop: a healthy Redis always
+# answers the pop first, even when this process's event loop runs late.
+REDIS_READ_TIMEOUT_SECONDS = float(os.environ.get("REDIS_READ_TIMEOUT_SECONDS", "15"))
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -168,6 +171,14 @@ if REDIS_URL:
                     {
                         "address": REDIS_URL,
                         "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "1000")),
+                        # The layer waits for messages with a blocking pop of
+                        # 5 s (channels_redis' brpop_timeout); redis-py 8 gives
+                        # every read a 5 s socket timeout by default, which
+                        # cut that wait short and closed every idle socket
+                        # with 1011 (redis-py issues 4091, 2807). A read
+                        # timeout well past the pop's still notices a Redis
+                        # that stopped answering.
+                        "socket_timeout": REDIS_READ_TIMEOUT_SECONDS,
                     }
                 ],
                 "prefix": os.environ.get("CHANNELS_PREFIX", "paigow"),

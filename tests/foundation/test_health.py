@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import uuid
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.test import Client, override_settings
 
-from tests.conftest import free_port
+from paigow_site import health
+from tests.conftest import IN_CI, free_port
 
 pytestmark = pytest.mark.django_db
 
@@ -47,3 +51,29 @@ def test_it_reports_503_when_the_database_is_down(client: Client) -> None:
         response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["database"] == "error: OSError"
+
+
+@pytest.mark.services
+async def test_the_layer_check_answers_while_a_socket_waits_on_the_layer() -> None:
+    """A table socket spends its idle time blocked in the layer's receive on
+    Redis; the check beside it still gets its own message back at once."""
+    config = settings.CHANNEL_LAYERS["default"]
+    if config["BACKEND"] != "channels_redis.core.RedisChannelLayer":
+        if IN_CI:
+            pytest.fail("REDIS_URL is not set")
+        pytest.skip("REDIS_URL is not set")
+    prefix = f"healthz-test-{uuid.uuid4().hex[:8]}"
+    layers = {"default": {**config, "CONFIG": {**config["CONFIG"], "prefix": prefix}}}
+    with override_settings(CHANNEL_LAYERS=layers):
+        from channels.layers import channel_layers, get_channel_layer
+
+        channel_layers.backends.clear()
+        layer = get_channel_layer()
+        idle = asyncio.create_task(layer.receive(await layer.new_channel()))
+        try:
+            await asyncio.sleep(0.5)  # the socket is now blocked on Redis
+            assert await health._layer_status() == "ok"
+        finally:
+            idle.cancel()
+            await layer.flush()
+            channel_layers.backends.clear()
