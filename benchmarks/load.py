@@ -424,10 +424,12 @@ async def play_table(
             await decide()
             await a.request({"type": "stake", "amount": 1})
             step = "proposal seen"
-            await b.until(lambda s: (s["table"]["proposal"] or {}).get("by") == "other")
+            seen = await b.until(lambda s: (s["table"]["proposal"] or {}).get("by") == "other")
+            shown = seen["table"]["proposal"]
             step = "accept"
             await decide()
-            await b.request({"type": "accept_stake"})
+            # The accept names the proposal the friend's page shows.
+            await b.request({"type": "accept_stake", "amount": shown["amount"], "proposal": shown["id"]})
             step = "deal"
             await decide()
             reply = await a.request({"type": "deal"})

@@ -107,7 +107,8 @@ def main() -> None:
 
     for _ in range(args.deals):
         step("stake", socket(host, "stake", amount=1))
-        step("accept", socket(friend, "accept_stake"))
+        shown = selectors.table_state(table_id=tid, seat_number=1)["table"]["proposal"]
+        step("accept", socket(friend, "accept_stake", amount=shown["amount"], proposal=shown["id"]))
         step("deal", socket(host, "deal"))
         number = selectors.table_state(table_id=tid, seat_number=0)["deal"]["number"]
         for name, user, seat in (("lock1", host, 0), ("lock2", friend, 1)):

@@ -170,9 +170,13 @@ ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], object]] = {
     "stake": lambda user, table_id, f: services.stake_propose(
         user=user, table_id=table_id, amount=f["amount"]
     ),
-    "accept_stake": lambda user, table_id, f: services.stake_accept(user=user, table_id=table_id),
+    "accept_stake": lambda user, table_id, f: services.stake_accept(
+        user=user, table_id=table_id, amount=f["amount"], proposal=f["proposal"]
+    ),
     "deal": lambda user, table_id, f: services.deal_start(user=user, table_id=table_id),
-    "rebet": lambda user, table_id, f: services.deal_rebet(user=user, table_id=table_id),
+    "rebet": lambda user, table_id, f: services.deal_rebet(
+        user=user, table_id=table_id, amount=f["amount"], proposal=f.get("proposal")
+    ),
     "lock": lambda user, table_id, f: services.setting_lock(
         user=user,
         table_id=table_id,

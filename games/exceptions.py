@@ -120,6 +120,18 @@ class NoStakeProposal(GameError):
     default_detail = "There is no stake from the other side to accept."
 
 
+class StakeChanged(GameError):
+    """An accept (or a rebet) named a stake that is no longer the one on the
+    table: nothing is agreed on a stake the player did not see. The services
+    say what the stake is now."""
+
+    code = "stake_changed"
+    default_detail = (
+        "The stake changed before you answered, so nothing was agreed: look at the new "
+        "stake, then accept it or propose another."
+    )
+
+
 class StakeNotAgreed(GameError):
     code = "stake_not_agreed"
     default_detail = "Agree a stake before dealing."

@@ -40,6 +40,10 @@ class Table(models.Model):
     # A stake one seat proposed and the other has not accepted yet (friend mode).
     stake_proposed = models.PositiveIntegerField(null=True, blank=True)
     stake_proposed_by = models.PositiveSmallIntegerField(null=True, blank=True)
+    # The id of the latest proposal (the table's version when it was made): the
+    # open one while ``stake_proposed`` is set. An accept names it, so a stake
+    # re-proposed in between is never agreed by a click on the one before.
+    stake_proposal = models.PositiveBigIntegerField(null=True, blank=True)
     # The stake of the latest deal, for "Rebet".
     last_stake = models.PositiveIntegerField(null=True, blank=True)
     deals_count = models.PositiveIntegerField(default=0)

@@ -19,6 +19,7 @@ from .exceptions import BadMessage, UnknownMessage
 MAX_FRAME_CHARS = 2048
 MAX_ID_CHARS = 64
 MAX_INT = 10**9
+MAX_PROPOSAL = 2**63 - 1  # a proposal id is a table version (a big integer column)
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,20 @@ MESSAGES: dict[str, dict[str, Spec]] = {
     "ping": {},
     # Propose the next deal's stake (the solo dealer accepts at once).
     "stake": {"amount": Spec("int", minimum=-MAX_INT)},
-    # Accept the other seat's proposed stake (friend tables).
-    "accept_stake": {},
+    # Accept the other seat's proposed stake (friend tables): the one the player
+    # saw, by its amount and id (``table.proposal``); a changed one is refused.
+    "accept_stake": {
+        "amount": Spec("int", minimum=1),
+        "proposal": Spec("int", maximum=MAX_PROPOSAL),
+    },
     # Deal at the agreed stake.
     "deal": {},
-    # Bet the last stake again (solo: deals at once).
-    "rebet": {},
+    # Bet the last stake again (solo: deals at once): the last stake the player
+    # saw and, with a friend, the other seat's proposal it may accept.
+    "rebet": {
+        "amount": Spec("int", minimum=1),
+        "proposal": Spec("int", required=False, maximum=MAX_PROPOSAL),
+    },
     # Lock a setting: two cards in front; the back defaults to the other five.
     "lock": {
         "front": Spec("cards", count=2),

@@ -341,6 +341,7 @@ def _seat_state(
         proposal = {
             "amount": table.stake_proposed,
             "by": "you" if table.stake_proposed_by == seat_number else "other",
+            "id": table.stake_proposal,  # an accept names it (services.stake_accept)
         }
     return {
         "table": {

@@ -42,6 +42,7 @@ from .exceptions import (
     AlreadyRevealed,
     DealInProgress,
     FoulNotConfirmed,
+    GameError,
     IdReused,
     InvalidLuck,
     InvalidSetting,
@@ -60,6 +61,7 @@ from .exceptions import (
     NotRevealed,
     NotSeated,
     SeatTaken,
+    StakeChanged,
     StakeNotAgreed,
     StakeTooHigh,
     TableFinished,
@@ -436,20 +438,71 @@ def stake_propose(*, user: Any, table_id: int, amount: object) -> Table:
         stake = _check_stake(table, amount)
         if table.mode == Table.Mode.SOLO:
             table.stake, table.stake_proposed, table.stake_proposed_by = stake, None, None
+            _touch(table, "stake", "stake_proposed", "stake_proposed_by")
         else:
-            table.stake, table.stake_proposed, table.stake_proposed_by = None, stake, seat.number
-        _touch(table, "stake", "stake_proposed", "stake_proposed_by")
+            _propose(table, seat, stake)
     return table
 
 
-def stake_accept(*, user: Any, table_id: int) -> Table:
-    """Accept the other seat's proposed stake."""
+def _propose(table: Table, seat: Seat, stake: int) -> None:
+    """``seat`` proposes ``stake`` (replacing any open proposal), under a new id:
+    the version this change gives the table, so no two proposals share one."""
+    table.stake, table.stake_proposed, table.stake_proposed_by = None, stake, seat.number
+    table.stake_proposal = table.version + 1
+    _touch(table, "stake", "stake_proposed", "stake_proposed_by", "stake_proposal")
+
+
+def _proposal_of_other(table: Table, seat: Seat) -> int | None:
+    """The amount the other seat proposes now, or None."""
+    if table.stake_proposed is None or table.stake_proposed_by == seat.number:
+        return None
+    return table.stake_proposed
+
+
+def _not_agreed(table: Table, seat: Seat, amount: int, proposal: int) -> GameError:
+    """Why an accept of ``amount`` under id ``proposal``, not the other seat's
+    open proposal, agrees nothing, saying the stake as it is now."""
+    offered = _proposal_of_other(table, seat)
+    if offered is not None:
+        changed = (
+            f"changed the stake to {offered} chips"
+            if offered != amount
+            else f"proposed the stake again (it is {offered} chips now)"
+        )
+        return StakeChanged(
+            f"Your friend {changed} before you accepted, so nothing was agreed. "
+            f"Accept {offered} or propose another stake."
+        )
+    if table.stake_proposed is not None and table.stake_proposal == proposal:
+        return NoStakeProposal()  # one's own proposal
+    if table.stake_proposed is not None:
+        return StakeChanged(
+            f"You have since proposed {table.stake_proposed} chips yourself, so nothing was "
+            "agreed: wait for your friend to accept it, or propose another stake."
+        )
+    if table.stake is not None and table.stake != amount:
+        return StakeChanged(
+            f"The stake was agreed at {table.stake} chips before you accepted {amount}, so "
+            f"your accept changed nothing. Deal at {table.stake} or propose another stake."
+        )
+    if table.stake is not None:
+        return NoStakeProposal(
+            f"The stake is already agreed at {table.stake} chips: deal, or propose another stake."
+        )
+    return NoStakeProposal()
+
+
+def stake_accept(*, user: Any, table_id: int, amount: int, proposal: int) -> Table:
+    """Accept the other seat's proposed stake: the one the player saw, named by
+    its ``amount`` and its ``proposal`` id. A proposal replaced in between (or
+    gone) agrees nothing, and the refusal says the stake as it is now."""
     with _transition(table_id) as table:
         seat = _seat_of(table, user)
         _require_betting(table)
-        if table.stake_proposed is None or table.stake_proposed_by == seat.number:
-            raise NoStakeProposal()
-        table.stake = _check_stake(table, table.stake_proposed)
+        offered = _proposal_of_other(table, seat)
+        if offered is None or offered != amount or table.stake_proposal != proposal:
+            raise _not_agreed(table, seat, amount, proposal)
+        table.stake = _check_stake(table, offered)
         table.stake_proposed, table.stake_proposed_by = None, None
         _touch(table, "stake", "stake_proposed", "stake_proposed_by")
     return table
@@ -509,24 +562,32 @@ def deal_start(*, user: Any, table_id: int) -> Deal:
         return _deal(table, _check_stake(table, table.stake))
 
 
-def deal_rebet(*, user: Any, table_id: int) -> Table:
-    """Bet the last stake again. Solo: deal at once. With a friend: propose the
-    last stake, or accept it when the other seat already proposed it; either
-    seat then deals."""
+def deal_rebet(*, user: Any, table_id: int, amount: int, proposal: int | None = None) -> Table:
+    """Bet the last stake again: ``amount``, the last stake the player saw (a
+    different one now is refused). Solo: deal at once. With a friend: accept
+    the other seat's proposal when it is of that amount and, when ``proposal``
+    names one, is that proposal; otherwise propose the last stake. Either seat
+    then deals."""
     with _transition(table_id) as table:
         seat = _seat_of(table, user)
         _require_betting(table)
         if table.last_stake is None:
             raise NoLastStake()
+        if table.last_stake != amount:
+            raise StakeChanged(
+                f"The last stake is now {table.last_stake} chips, not {amount}, so nothing "
+                f"was bet. Rebet {table.last_stake} or choose another stake."
+            )
         stake = _check_stake(table, table.last_stake)
         if table.mode == Table.Mode.SOLO:
             _deal(table, stake)
             return table
-        if table.stake_proposed == stake and table.stake_proposed_by != seat.number:
+        named = proposal is None or table.stake_proposal == proposal
+        if _proposal_of_other(table, seat) == stake and named:
             table.stake, table.stake_proposed, table.stake_proposed_by = stake, None, None
+            _touch(table, "stake", "stake_proposed", "stake_proposed_by")
         else:
-            table.stake, table.stake_proposed, table.stake_proposed_by = None, stake, seat.number
-        _touch(table, "stake", "stake_proposed", "stake_proposed_by")
+            _propose(table, seat, stake)
     return table
 
 

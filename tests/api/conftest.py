@@ -11,7 +11,7 @@ import pytest
 from games import engine, services
 from games.models import Deal, Table
 from tests.games import conftest as games_fixtures
-from tests.games.support import deck_with
+from tests.games.support import accept_seen, deck_with
 
 # The games tests' fixtures, shared: users, rigged decks, fast hashing and the
 # ledger invariants checked after every database test.
@@ -69,5 +69,5 @@ def deal_friend(
     """Deal at a friend table; nobody has locked yet."""
     rig(deck_with(mine, theirs))
     services.stake_propose(user=first, table_id=table.pk, amount=stake)
-    services.stake_accept(user=second, table_id=table.pk)
+    accept_seen(second, table.pk)
     return services.deal_start(user=first, table_id=table.pk)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 from accounts.models import User
 from games import engine, selectors, services
@@ -76,10 +77,42 @@ def friend_table(player: User, friend: User) -> Table:
     return table
 
 
+def seen(user: User, table_id: int) -> dict[str, Any]:
+    """The ``table`` part of the state ``user``'s seat is shown now."""
+    seat = selectors.seat_for(user=user, table_id=table_id)
+    table: dict[str, Any] = selectors.table_state(table_id=table_id, seat_number=seat.number)[
+        "table"
+    ]
+    return table
+
+
+def accept_seen(user: User, table_id: int, table: dict[str, Any] | None = None) -> Table:
+    """Accept the proposal ``user`` sees now (or in ``table``, a view read
+    earlier), naming its amount and id as the page does."""
+    proposal = (table or seen(user, table_id))["proposal"]
+    assert proposal is not None, "there is no proposal to accept"
+    return services.stake_accept(
+        user=user, table_id=table_id, amount=proposal["amount"], proposal=proposal["id"]
+    )
+
+
+def rebet_seen(user: User, table_id: int, table: dict[str, Any] | None = None) -> Table:
+    """Rebet as the page does: the last stake ``user`` sees now (or in
+    ``table``), and the other seat's proposal when one is shown."""
+    view = table or seen(user, table_id)
+    proposal = view["proposal"]
+    return services.deal_rebet(
+        user=user,
+        table_id=table_id,
+        amount=view["last_stake"],
+        proposal=proposal["id"] if proposal and proposal["by"] == "other" else None,
+    )
+
+
 def friends_mid_deal(player: User, friend: User, stake: int = 25) -> Table:
     """A friend table with deal 1 dealt at ``stake``, neither seat locked."""
     table = friend_table(player, friend)
     services.stake_propose(user=player, table_id=table.pk, amount=stake)
-    services.stake_accept(user=friend, table_id=table.pk)
+    accept_seen(friend, table.pk)
     services.deal_start(user=player, table_id=table.pk)
     return table

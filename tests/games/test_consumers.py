@@ -176,7 +176,7 @@ async def test_a_whole_solo_deal_over_the_socket(player: User, rig: Rig) -> None
     luck = await seat.send({"type": "luck", "deal": 1, "wins": 90, "pushes": 10, "losses": 20})
     assert luck["deal"]["results"]["you"]["luck"].startswith("Luck ")
 
-    again = await seat.send({"type": "rebet"})
+    again = await seat.send({"type": "rebet", "amount": 20})
     assert again["deal"]["number"] == 2 and again["deal"]["stake"] == 20
     assert await seat.nothing_more()
     await seat.close()
@@ -295,8 +295,9 @@ async def test_friends_each_get_their_own_view_and_nothing_hidden_crosses(
 
     await ada.send({"type": "stake", "amount": 25})
     pushed = await grace.receive()
-    assert pushed["table"]["proposal"] == {"amount": 25, "by": "other"}
-    accepted = await grace.send({"type": "accept_stake"})
+    proposal = pushed["table"]["proposal"]
+    assert proposal == {"amount": 25, "by": "other", "id": pushed["table"]["version"]}
+    accepted = await grace.send({"type": "accept_stake", "amount": 25, "proposal": proposal["id"]})
     assert accepted["table"]["stake"] == 25
     assert (await ada.receive())["table"]["stake"] == 25
 
@@ -338,9 +339,9 @@ async def test_no_message_type_shows_the_dealers_cards_or_the_deck_before_the_re
         {"type": "state"},
         {"type": "ping"},
         {"type": "stake", "amount": 5},
-        {"type": "accept_stake"},
+        {"type": "accept_stake", "amount": 5, "proposal": 1},
         {"type": "deal"},
-        {"type": "rebet"},
+        {"type": "rebet", "amount": 5},
         {"type": "lock", "front": ["Js", "9h"]},
         {"type": "lock", "front": ["As", "Ah"]},
         {"type": "lock", "front": ["Js", "9h"], "back": ["As", "Ah", "Kd", "Kc", "Qs"]},

@@ -22,7 +22,15 @@ from django.db import DatabaseError, connection
 from accounts.models import User
 from games import selectors, services
 from games.models import ClientMessage, Deal, Hand, Invite, LedgerEntry, Seat, Table
-from tests.games.support import STRONG, WEAK, deck_with, friend_table, house_front
+from tests.games.support import (
+    STRONG,
+    WEAK,
+    accept_seen,
+    deck_with,
+    friend_table,
+    house_front,
+    rebet_seen,
+)
 from tests.games.test_consumers import join
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -107,15 +115,15 @@ def test_faults_in_every_transition_of_a_friend_deal(
     t = table.pk
     steps: list[Callable[[], object]] = [
         lambda: services.stake_propose(user=player, table_id=t, amount=40),
-        lambda: services.stake_accept(user=friend, table_id=t),
+        lambda: accept_seen(friend, t),
         lambda: services.deal_start(user=player, table_id=t),
         lambda: services.setting_lock(user=player, table_id=t, front=house_front(STRONG)),
         # The lock that reveals: hands, both seats, four ledger entries, the deal, the table.
         lambda: services.setting_lock(user=friend, table_id=t, front=house_front(WEAK)),
         lambda: services.luck_record(
             user=player, table_id=t, deal_number=1, wins=50, pushes=20, losses=50),
-        lambda: services.deal_rebet(user=friend, table_id=t),
-        lambda: services.deal_rebet(user=player, table_id=t),
+        lambda: rebet_seen(friend, t),
+        lambda: rebet_seen(player, t),
         lambda: services.client_message_apply(
             user=player, table_id=t, client_id="x", kind="deal", fields={},
             action=lambda: services.deal_start(user=player, table_id=t)),
@@ -142,7 +150,7 @@ async def test_a_fault_over_the_socket_is_a_server_error_and_the_resend_applies_
     rig(deck_with(STRONG, WEAK))
     table = await database_sync_to_async(friend_table)(player, friend)
     await database_sync_to_async(services.stake_propose)(user=player, table_id=table.pk, amount=9)
-    await database_sync_to_async(services.stake_accept)(user=friend, table_id=table.pk)
+    await database_sync_to_async(accept_seen)(friend, table.pk)
     await database_sync_to_async(services.deal_start)(user=player, table_id=table.pk)
     await database_sync_to_async(services.setting_lock)(
         user=player, table_id=table.pk, front=house_front(STRONG))

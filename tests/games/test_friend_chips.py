@@ -12,6 +12,7 @@ from django.db.models import Sum
 from accounts.models import User
 from games import engine, exceptions, services
 from games.models import LedgerEntry, Seat, Table
+from tests.games.support import accept_seen
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +33,7 @@ def play(rng: random.Random, player: User, friend: User, deals: int) -> Table:
             first = 1 - first
             amount = rng.randint(1, min(stacks))
         services.stake_propose(user=users[first], table_id=table.pk, amount=amount)
-        services.stake_accept(user=users[1 - first], table_id=table.pk)
+        accept_seen(users[1 - first], table.pk)
         services.deal_start(user=users[rng.randrange(2)], table_id=table.pk)
         for seat_number in rng.sample((0, 1), 2):
             hand = Seat.objects.get(table=table, number=seat_number).hands.order_by("-id")[0]

@@ -12,7 +12,7 @@ from django.test import Client
 from accounts.models import User
 from games import engine, selectors, services
 from games.models import Deal, Hand, Table
-from tests.games.support import STRONG, WEAK, deck_with, house_front
+from tests.games.support import STRONG, WEAK, accept_seen, deck_with, house_front
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +26,7 @@ def dealt(player: User, friend: User, rig: Rig) -> Table:
     assert invite is not None
     services.invite_accept(user=friend, token=invite.token)
     services.stake_propose(user=player, table_id=table.pk, amount=10)
-    services.stake_accept(user=friend, table_id=table.pk)
+    accept_seen(friend, table.pk)
     services.deal_start(user=friend, table_id=table.pk)
     return table
 

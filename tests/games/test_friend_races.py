@@ -13,7 +13,16 @@ from django.db import connection
 from accounts.models import User
 from games import exceptions, selectors, services
 from games.models import Deal, Hand, Invite, LedgerEntry, Seat, Table
-from tests.games.support import STRONG, WEAK, deck_with, friend_table, house_front
+from tests.games.support import (
+    STRONG,
+    WEAK,
+    accept_seen,
+    deck_with,
+    friend_table,
+    house_front,
+    rebet_seen,
+    seen,
+)
 from tests.games.test_races import race
 
 pytestmark = [
@@ -33,7 +42,7 @@ def test_both_lock_at_the_same_instant_one_settlement(
     rig(deck_with(STRONG, WEAK))
     table = friend_table(player, friend)
     services.stake_propose(user=friend, table_id=table.pk, amount=40)
-    services.stake_accept(user=player, table_id=table.pk)
+    accept_seen(player, table.pk)
     services.deal_start(user=friend, table_id=table.pk)
     outcomes = race(
         lambda: services.setting_lock(user=player, table_id=table.pk, front=house_front(STRONG)),
@@ -53,10 +62,12 @@ def test_both_accept_at_once_agree_one_stake(
 ) -> None:
     table = friend_table(player, friend)
     services.stake_propose(user=player, table_id=table.pk, amount=30)
-    # The friend accepts from two tabs at once: one accept, one refusal.
+    # The friend accepts from two tabs at once, both showing the proposal: one
+    # accept, one refusal.
+    shown = seen(friend, table.pk)
     outcomes = race(
-        lambda: services.stake_accept(user=friend, table_id=table.pk),
-        lambda: services.stake_accept(user=friend, table_id=table.pk),
+        lambda: accept_seen(friend, table.pk, shown),
+        lambda: accept_seen(friend, table.pk, shown),
     )
     assert sum(isinstance(o, Table) for o in outcomes) == 1, outcomes
     assert sum(isinstance(o, exceptions.NoStakeProposal) for o in outcomes) == 1, outcomes
@@ -71,15 +82,16 @@ def test_both_rebet_at_once_agree_the_last_stake(
     rig(deck_with(STRONG, WEAK))
     table = friend_table(player, friend)
     services.stake_propose(user=player, table_id=table.pk, amount=25)
-    services.stake_accept(user=friend, table_id=table.pk)
+    accept_seen(friend, table.pk)
     services.deal_start(user=player, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(STRONG))
     services.setting_lock(user=friend, table_id=table.pk, front=house_front(WEAK))
     # Each "Rebet" proposes the last stake or accepts the other's: one proposes,
-    # the other accepts, whichever runs first.
+    # the other accepts, whichever runs first (both pages show no proposal).
+    shown = (seen(player, table.pk), seen(friend, table.pk))
     outcomes = race(
-        lambda: services.deal_rebet(user=player, table_id=table.pk),
-        lambda: services.deal_rebet(user=friend, table_id=table.pk),
+        lambda: rebet_seen(player, table.pk, shown[0]),
+        lambda: rebet_seen(friend, table.pk, shown[1]),
     )
     assert all(isinstance(o, Table) for o in outcomes), outcomes
     table.refresh_from_db()

@@ -49,15 +49,19 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
 
     # Propose, counter, accept: each proposal reaches the other side live.
     mine = await ada.send({"type": "stake", "amount": 30, "id": "p"})
-    assert mine["id"] == "p" and mine["table"]["proposal"] == {"amount": 30, "by": "you"}
+    first = mine["table"]["proposal"]["id"]
+    assert mine["id"] == "p" and mine["table"]["proposal"] == {"amount": 30, "by": "you", "id": first}
     seen = await grace.receive()
-    assert seen["table"]["proposal"] == {"amount": 30, "by": "other"} and "id" not in seen
+    assert seen["table"]["proposal"] == {"amount": 30, "by": "other", "id": first}
+    assert "id" not in seen
     countered = await grace.send({"type": "stake", "amount": 50})
-    assert countered["table"]["proposal"] == {"amount": 50, "by": "you"}
-    assert (await ada.receive())["table"]["proposal"] == {"amount": 50, "by": "other"}
-    refused = await grace.send({"type": "accept_stake"})
+    counter = countered["table"]["proposal"]["id"]
+    assert countered["table"]["proposal"] == {"amount": 50, "by": "you", "id": counter}
+    assert counter != first
+    assert (await ada.receive())["table"]["proposal"] == {"amount": 50, "by": "other", "id": counter}
+    refused = await grace.send({"type": "accept_stake", "amount": 50, "proposal": counter})
     assert refused["error"] == "stake_no_proposal"  # not one's own proposal
-    agreed = await ada.send({"type": "accept_stake"})
+    agreed = await ada.send({"type": "accept_stake", "amount": 50, "proposal": counter})
     assert agreed["table"]["stake"] == 50 and agreed["table"]["proposal"] is None
     assert (await grace.receive())["table"]["stake"] == 50
 
@@ -106,10 +110,11 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
     assert final_g["seats"]["other"]["with_5"] == "1047.50"
 
     # The next deal: rebet proposes the last stake, the other's rebet accepts it.
-    proposed = await grace.send({"type": "rebet"})
-    assert proposed["table"]["proposal"] == {"amount": 50, "by": "you"}
-    assert (await ada.receive())["table"]["proposal"] == {"amount": 50, "by": "other"}
-    accepted = await ada.send({"type": "rebet"})
+    proposed = await grace.send({"type": "rebet", "amount": 50})
+    again = proposed["table"]["proposal"]["id"]
+    assert proposed["table"]["proposal"] == {"amount": 50, "by": "you", "id": again}
+    assert (await ada.receive())["table"]["proposal"] == {"amount": 50, "by": "other", "id": again}
+    accepted = await ada.send({"type": "rebet", "amount": 50, "proposal": again})
     assert accepted["table"]["stake"] == 50
     await grace.receive()
     second = await ada.send({"type": "deal"})
@@ -129,14 +134,15 @@ async def test_no_message_of_either_side_leaks_before_the_reveal(
     rig(deck_with(STRONG, WEAK))
     table, ada, grace = await pair(player, friend)
     await ada.send({"type": "stake", "amount": 5})
-    await grace.receive()
-    await grace.send({"type": "accept_stake"})
+    shown = (await grace.receive())["table"]["proposal"]
+    await grace.send({"type": "accept_stake", "amount": 5, "proposal": shown["id"]})
     await ada.receive()
     await ada.send({"type": "deal"})
     await grace.receive()
     every_type: list[dict[str, Any]] = [
         {"type": "state"}, {"type": "ping"}, {"type": "stake", "amount": 5},
-        {"type": "accept_stake"}, {"type": "deal"}, {"type": "rebet"},
+        {"type": "accept_stake", "amount": 5, "proposal": shown["id"]}, {"type": "deal"},
+        {"type": "rebet", "amount": 5},
         {"type": "luck", "deal": 1, "wins": 60, "pushes": 0, "losses": 60},
         {"type": "invite_new"}, {"type": "invite_revoke"}, {"type": "teleport"},
     ]
@@ -217,8 +223,8 @@ async def test_a_restart_mid_deal_loses_nothing(player: User, friend: User, rig:
     rig(deck_with(STRONG, WEAK))
     table, ada, grace = await pair(player, friend)
     await ada.send({"type": "stake", "amount": 40})
-    await grace.receive()
-    await grace.send({"type": "accept_stake"})
+    shown = (await grace.receive())["table"]["proposal"]
+    await grace.send({"type": "accept_stake", "amount": 40, "proposal": shown["id"]})
     await ada.receive()
     dealt = await ada.send({"type": "deal"})
     await grace.receive()
@@ -326,7 +332,8 @@ async def test_a_refresh_from_another_process_reaches_the_table_over_redis(
     await database_sync_to_async(services.stake_propose)(user=player, table_id=table.pk, amount=7)
     await other.group_send(table.group_name, {"type": "table.refresh", "origin": None})
     for seat, by in ((ada, "you"), (grace, "other")):
-        assert (await seat.receive())["table"]["proposal"] == {"amount": 7, "by": by}
+        proposal = (await seat.receive())["table"]["proposal"]
+        assert proposal == {"amount": 7, "by": by, "id": proposal["id"]}
     await other.flush()
     await ada.close()
     await grace.close()

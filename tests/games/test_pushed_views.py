@@ -65,14 +65,18 @@ async def test_each_seat_group_carries_only_that_seats_view(
     table, ada, grace, _ = await both_seated(player, friend)
     steps = [
         (ada, grace, {"type": "stake", "amount": 5}),
-        (grace, ada, {"type": "accept_stake"}),
+        (grace, ada, {"type": "accept_stake", "amount": 5}),
         (ada, grace, {"type": "deal"}),
         (ada, grace, {"type": "lock", "front": ["As", "Ah"]}),
     ]
+    pushed: dict[str, Any] = {}
     for number, (socket, other, message) in enumerate(steps):
+        if message["type"] == "accept_stake":  # the proposal the accepting seat was pushed
+            message = {**message, "proposal": pushed["table"]["proposal"]["id"]}
         answer = await socket.send({**message, "id": number} if with_ids else message)
         assert answer.get("id") == (number if with_ids else None)
-        assert (await other.receive())["table"]["version"] == answer["table"]["version"]
+        pushed = await other.receive()
+        assert pushed["table"]["version"] == answer["table"]["version"]
 
     deal = await database_sync_to_async(Deal.objects.get)(table=table)
     hidden = {
@@ -135,10 +139,11 @@ async def test_a_change_reaches_the_other_tab_of_the_same_seat(
         while not await socket.nothing_more():
             await socket.receive()
     answer = await phone.send({"type": "stake", "amount": 7})
-    assert answer["table"]["proposal"] == {"amount": 7, "by": "you"}
+    proposal = answer["table"]["proposal"]
+    assert proposal == {"amount": 7, "by": "you", "id": answer["table"]["version"]}
     mirrored = await laptop.receive()
     assert mirrored["table"] == answer["table"] and "id" not in mirrored
-    assert (await grace.receive())["table"]["proposal"] == {"amount": 7, "by": "other"}
+    assert (await grace.receive())["table"]["proposal"] == {**proposal, "by": "other"}
     assert await phone.nothing_more()
     for socket in (phone, laptop, grace):
         await socket.close()
@@ -149,13 +154,17 @@ async def test_every_change_a_seat_sees_moves_the_version_on(
 ) -> None:
     table, ada, grace, first = await both_seated(player, friend)
     versions = [first["table"]["version"]]
+    pushed: dict[str, Any] = {}
     for socket, other, message in (
         (ada, grace, {"type": "stake", "amount": 5}),
-        (grace, ada, {"type": "accept_stake"}),
+        (grace, ada, {"type": "accept_stake", "amount": 5}),
         (ada, grace, {"type": "deal"}),
     ):
+        if message["type"] == "accept_stake":  # the proposal the accepting seat was pushed
+            message = {**message, "proposal": pushed["table"]["proposal"]["id"]}
         answer = await socket.send(message)
-        assert (await other.receive())["table"]["version"] == answer["table"]["version"]
+        pushed = await other.receive()
+        assert pushed["table"]["version"] == answer["table"]["version"]
         versions.append(answer["table"]["version"])
     hand = await database_sync_to_async(Hand.objects.get)(deal__table=table, seat_number=0)
     answer = await ada.send({"type": "lock", "front": house_front(hand.cards)})

@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import exceptions, services
 from games.models import Deal, Hand, LedgerEntry, Seat, Table
-from tests.games.support import STRONG, WEAK, deck_with, house_front
+from tests.games.support import STRONG, WEAK, accept_seen, deck_with, house_front
 
 pytestmark = [
     pytest.mark.skipif(
@@ -55,7 +55,7 @@ def friend_table_dealt(player: User, friend: User, rig: Rig) -> Table:
     table = services.table_start(user=player, mode="friend")
     services.table_join(user=friend, table_id=table.pk)
     services.stake_propose(user=player, table_id=table.pk, amount=40)
-    services.stake_accept(user=friend, table_id=table.pk)
+    accept_seen(friend, table.pk)
     services.deal_start(user=player, table_id=table.pk)
     return table
 

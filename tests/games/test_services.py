@@ -18,8 +18,10 @@ from tests.games.support import (
     SPLIT_B,
     STRONG,
     WEAK,
+    accept_seen,
     deck_with,
     house_front,
+    rebet_seen,
 )
 
 pytestmark = pytest.mark.django_db
@@ -135,9 +137,8 @@ def test_with_a_friend_the_other_seat_must_accept_the_stake(player: User, friend
     services.stake_propose(user=player, table_id=table.pk, amount=30)
     refused(table, exceptions.StakeNotAgreed,
             lambda: services.deal_start(user=player, table_id=table.pk))
-    refused(table, exceptions.NoStakeProposal,
-            lambda: services.stake_accept(user=player, table_id=table.pk))
-    services.stake_accept(user=friend, table_id=table.pk)
+    refused(table, exceptions.NoStakeProposal, lambda: accept_seen(player, table.pk))
+    accept_seen(friend, table.pk)
     table.refresh_from_db()
     assert (table.stake, table.stake_proposed, table.stake_proposed_by) == (30, None, None)
 
@@ -147,7 +148,7 @@ def test_a_counter_proposal_replaces_the_first(player: User, friend: User) -> No
     services.table_join(user=friend, table_id=table.pk)
     services.stake_propose(user=player, table_id=table.pk, amount=30)
     services.stake_propose(user=friend, table_id=table.pk, amount=10)
-    services.stake_accept(user=player, table_id=table.pk)
+    accept_seen(player, table.pk)
     table.refresh_from_db()
     assert table.stake == 10
 
@@ -206,7 +207,7 @@ def test_it_refuses_a_second_deal_or_a_new_stake_while_one_is_in_progress(player
     refused(table, exceptions.DealInProgress,
             lambda: services.stake_propose(user=player, table_id=table.pk, amount=5))
     refused(table, exceptions.DealInProgress,
-            lambda: services.deal_rebet(user=player, table_id=table.pk))
+            lambda: services.deal_rebet(user=player, table_id=table.pk, amount=20))
 
 
 def test_two_open_deals_on_one_table_are_refused_by_the_database(player: User) -> None:
@@ -291,7 +292,7 @@ def test_with_a_friend_copies_tie(player: User, friend: User, rig: Rig) -> None:
     table = services.table_start(user=player, mode="friend")
     services.table_join(user=friend, table_id=table.pk)
     services.stake_propose(user=friend, table_id=table.pk, amount=10)
-    services.stake_accept(user=player, table_id=table.pk)
+    accept_seen(player, table.pk)
     deal = services.deal_start(user=friend, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(COPY_A))
     deal.refresh_from_db()
@@ -364,7 +365,7 @@ def test_it_refuses_to_lock_twice(player: User, friend: User, rig: Rig) -> None:
     table = services.table_start(user=player, mode="friend")
     services.table_join(user=friend, table_id=table.pk)
     services.stake_propose(user=player, table_id=table.pk, amount=10)
-    services.stake_accept(user=friend, table_id=table.pk)
+    accept_seen(friend, table.pk)
     services.deal_start(user=player, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=["As", "Ah"])
     refused(table, exceptions.AlreadyLocked,
@@ -404,7 +405,7 @@ def test_rebet_deals_again_at_the_last_stake(player: User, rig: Rig) -> None:
     table = solo(player, stake=35)
     services.deal_start(user=player, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(STRONG))
-    services.deal_rebet(user=player, table_id=table.pk)
+    rebet_seen(player, table.pk)
     deal = Deal.objects.get(table=table, number=2)
     assert (deal.stake, deal.status) == (35, Deal.Status.DEALT)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(WEAK))
@@ -415,7 +416,7 @@ def test_rebet_deals_again_at_the_last_stake(player: User, rig: Rig) -> None:
 def test_rebet_needs_an_earlier_deal(player: User) -> None:
     table = services.table_start(user=player, mode="solo")
     refused(table, exceptions.NoLastStake,
-            lambda: services.deal_rebet(user=player, table_id=table.pk))
+            lambda: services.deal_rebet(user=player, table_id=table.pk, amount=20))
 
 
 def test_rebet_refuses_a_last_stake_over_the_smaller_stack(player: User, rig: Rig) -> None:
@@ -423,8 +424,7 @@ def test_rebet_refuses_a_last_stake_over_the_smaller_stack(player: User, rig: Ri
     table = solo(player, stake=600)
     services.deal_start(user=player, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(WEAK))
-    refused(table, exceptions.StakeTooHigh,
-            lambda: services.deal_rebet(user=player, table_id=table.pk))
+    refused(table, exceptions.StakeTooHigh, lambda: rebet_seen(player, table.pk))
 
 
 def test_with_a_friend_rebet_is_a_proposal_the_other_rebet_accepts(
@@ -434,14 +434,14 @@ def test_with_a_friend_rebet_is_a_proposal_the_other_rebet_accepts(
     table = services.table_start(user=player, mode="friend")
     services.table_join(user=friend, table_id=table.pk)
     services.stake_propose(user=player, table_id=table.pk, amount=15)
-    services.stake_accept(user=friend, table_id=table.pk)
+    accept_seen(friend, table.pk)
     services.deal_start(user=player, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(SPLIT_A))
     services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
-    services.deal_rebet(user=friend, table_id=table.pk)
+    rebet_seen(friend, table.pk)
     table.refresh_from_db()
     assert (table.stake, table.stake_proposed, table.stake_proposed_by) == (None, 15, 1)
-    services.deal_rebet(user=player, table_id=table.pk)
+    rebet_seen(player, table.pk)
     table.refresh_from_db()
     assert table.stake == 15
     assert services.deal_start(user=player, table_id=table.pk).stake == 15
@@ -456,7 +456,7 @@ def test_a_table_whose_smaller_stack_reaches_0_deals_no_more(player: User, rig: 
     assert table.status == Table.Status.FINISHED
     assert seats(table)[0].stack == 0
     refused(table, exceptions.TableFinished,
-            lambda: services.deal_rebet(user=player, table_id=table.pk))
+            lambda: services.deal_rebet(user=player, table_id=table.pk, amount=1000))
     refused(table, exceptions.TableFinished,
             lambda: services.stake_propose(user=player, table_id=table.pk, amount=1))
     refused(table, exceptions.TableFinished,
@@ -553,7 +553,7 @@ def test_many_random_deals_keep_the_ledgers_consistent(player: User) -> None:
         if table.status == Table.Status.FINISHED:
             break
         if table.deals_count:
-            services.deal_rebet(user=player, table_id=table.pk)
+            rebet_seen(player, table.pk)
         else:
             services.deal_start(user=player, table_id=table.pk)
         hand = Hand.objects.filter(deal__table=table, seat_number=0).order_by(

@@ -16,7 +16,7 @@ from django.apps import apps
 from accounts.models import User
 from games import selectors, services
 from games.models import Deal, Hand, Seat
-from tests.games.support import friend_table, house_front
+from tests.games.support import accept_seen, friend_table, house_front
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +54,7 @@ def play(player: User, friend: User, deals: int, seed: int) -> int:
     table = friend_table(player, friend)
     for _ in range(deals):
         services.stake_propose(user=player, table_id=table.pk, amount=chance.randint(1, 20))
-        services.stake_accept(user=friend, table_id=table.pk)
+        accept_seen(friend, table.pk)
         deal = services.deal_start(user=player, table_id=table.pk)
         for user, seat in ((player, 0), (friend, 1)):
             cards = Hand.objects.get(deal=deal, seat_number=seat).card_list

@@ -122,9 +122,17 @@ def registered(draw: st.DrawFn) -> dict[str, Any]:
 
 well_typed = st.one_of(
     st.builds(lambda n: {"type": "stake", "amount": n}, st.integers(-(10**9), 10**9)),
-    st.just({"type": "accept_stake"}),
+    # Proposal ids are table versions: small numbers name real ones at times.
+    st.builds(
+        lambda n, p: {"type": "accept_stake", "amount": n, "proposal": p},
+        st.integers(1, 10**9), st.integers(0, 60),
+    ),
     st.just({"type": "deal"}),
-    st.just({"type": "rebet"}),
+    st.builds(lambda n: {"type": "rebet", "amount": n}, st.integers(1, 10**9)),
+    st.builds(
+        lambda n, p: {"type": "rebet", "amount": n, "proposal": p},
+        st.integers(1, 10**9), st.integers(0, 60),
+    ),
     st.just({"type": "invite_new"}),
     st.just({"type": "invite_revoke"}),
     st.builds(
@@ -260,30 +268,33 @@ async def test_every_action_resent_with_its_id_is_applied_once(
         assert await other.nothing_more()  # and not told again
         return first
 
-    await twice(ada, grace, {"type": "stake", "amount": 30, "id": "a1"})
-    await twice(grace, ada, {"type": "accept_stake", "id": "g1"})
+    proposed = await twice(ada, grace, {"type": "stake", "amount": 30, "id": "a1"})
+    shown = proposed["table"]["proposal"]["id"]
+    await twice(grace, ada, {"type": "accept_stake", "amount": 30, "proposal": shown, "id": "g1"})
     await twice(ada, grace, {"type": "deal", "id": "a2"})
     await twice(ada, grace, {"type": "lock", "front": house_front(STRONG), "id": "a3"})
     done = await twice(grace, ada, {"type": "lock", "front": house_front(WEAK), "id": 7})
     assert done["deal"]["revealed"] is True
     luck = {"type": "luck", "deal": 1, "wins": 60, "pushes": 30, "losses": 30, "id": "a4"}
     await twice(ada, grace, luck)
-    await twice(ada, grace, {"type": "rebet", "id": "a5"})
-    await twice(grace, ada, {"type": "rebet", "id": "g2"})
+    rebet = await twice(ada, grace, {"type": "rebet", "amount": 30, "id": "a5"})
+    again_shown = rebet["table"]["proposal"]["id"]
+    await twice(grace, ada, {"type": "rebet", "amount": 30, "proposal": again_shown, "id": "g2"})
     # The ids are kept in the database: after a reconnect (or a restart) the
     # same id is still applied once.
     await ada.close()
     await grace.receive()  # ada gone
     ada, _ = await join(player, table.pk)
     await grace.receive()  # ada back
-    again = await ada.send({"type": "rebet", "id": "a5"})
+    again = await ada.send({"type": "rebet", "amount": 30, "id": "a5"})
     assert again["replayed"] is True and again["table"]["stake"] == 30
     # A different message under a used id is refused and changes nothing.
     reused = await ada.send({"type": "stake", "amount": 31, "id": "a1"})
     assert reused["error"] == "id_reused" and reused["id"] == "a1"
     # "7" and 7 are different ids.
     fresh = await grace.send({"type": "stake", "amount": 12, "id": "7"})
-    assert fresh["type"] == "state" and fresh["table"]["proposal"] == {"amount": 12, "by": "you"}
+    assert fresh["type"] == "state"
+    assert fresh["table"]["proposal"] == {"amount": 12, "by": "you", "id": fresh["table"]["version"]}
     await ada.receive()
     assert await database_sync_to_async(ClientMessage.objects.count)() == 9
     await ada.close()
@@ -296,8 +307,11 @@ async def test_a_refused_action_is_not_remembered(player: User, friend: User) ->
     table = await database_sync_to_async(friend_table)(player, friend)
     ada, _ = await join(player, table.pk)
     assert (await ada.send({"type": "deal", "id": "d"}))["error"] == "stake_not_agreed"
-    assert (await ada.send({"type": "stake", "amount": 10, "id": "s"}))["type"] == "state"
-    assert (await ada.send({"type": "accept_stake", "id": "x"}))["error"] == "stake_no_proposal"
+    proposed = await ada.send({"type": "stake", "amount": 10, "id": "s"})
+    assert proposed["type"] == "state"
+    mine = proposed["table"]["proposal"]["id"]
+    own = {"type": "accept_stake", "amount": 10, "proposal": mine, "id": "x"}  # her own proposal
+    assert (await ada.send(own))["error"] == "stake_no_proposal"
     assert await database_sync_to_async(ClientMessage.objects.count)() == 1
     await ada.close()
 

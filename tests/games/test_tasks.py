@@ -35,6 +35,7 @@ from tests.games.support import (
     SPLIT_B,
     STRONG,
     WEAK,
+    accept_seen,
     deck_with,
     friend_table,
     house_front,
@@ -118,7 +119,7 @@ def test_idle_waiting_and_betting_tables_close_once(
     playing = friend_table(player, friend)
     rig(deck_with(COPY_A, COPY_B))
     services.stake_propose(user=player, table_id=playing.pk, amount=5)
-    services.stake_accept(user=friend, table_id=playing.pk)
+    accept_seen(friend, playing.pk)
     services.deal_start(user=player, table_id=playing.pk)
     for table in (waiting, betting, playing):
         age(table, settings.TABLE_IDLE_HOURS + 1)
@@ -192,7 +193,7 @@ def test_each_reveal_queues_a_refresh_of_both_players(
     table = friend_table(player, friend)
     rig(deck_with(SPLIT_A, SPLIT_B))
     services.stake_propose(user=player, table_id=table.pk, amount=5)
-    services.stake_accept(user=friend, table_id=table.pk)
+    accept_seen(friend, table.pk)
     services.deal_start(user=player, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(SPLIT_A))
     with (
@@ -272,7 +273,7 @@ def test_filtered_reports_match_with_and_without_aggregates(
     shared = friend_table(player, friend)
     rig(deck_with(COPY_A, COPY_B))
     services.stake_propose(user=player, table_id=shared.pk, amount=5)
-    services.stake_accept(user=friend, table_id=shared.pk)
+    accept_seen(friend, shared.pk)
     services.deal_start(user=player, table_id=shared.pk)
     services.setting_lock(user=player, table_id=shared.pk, front=house_front(COPY_A))
     services.setting_lock(user=friend, table_id=shared.pk, front=house_front(COPY_B))
@@ -336,7 +337,7 @@ def test_the_audit_passes_true_estimates_and_flags_tampered_ones(
     shared = friend_table(player, friend)
     rig(deck_with(SPLIT_A, SPLIT_B))
     services.stake_propose(user=player, table_id=shared.pk, amount=5)
-    services.stake_accept(user=friend, table_id=shared.pk)
+    accept_seen(friend, shared.pk)
     deal = services.deal_start(user=player, table_id=shared.pk)
     services.setting_lock(user=player, table_id=shared.pk, front=house_front(SPLIT_A))
     services.setting_lock(user=friend, table_id=shared.pk, front=house_front(SPLIT_B))

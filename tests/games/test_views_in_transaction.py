@@ -21,6 +21,7 @@ from tests.games.support import (
     friend_table,
     friends_mid_deal,
     house_front,
+    seen,
 )
 
 pytestmark = pytest.mark.django_db
@@ -59,13 +60,15 @@ def test_every_step_of_a_deal_pushes_what_a_fresh_read_shows(
     for number, (first, second) in enumerate(((STRONG, WEAK), (WEAK, STRONG)), start=1):
         steps: list[tuple[User, str, dict[str, Any]]] = [
             (player, "stake", {"amount": 7}),
-            (friend, "accept_stake", {}),
+            (friend, "accept_stake", {"amount": 7}),
             (player, "deal", {}),
             (player, "lock", {"front": house_front(first), "deal": number}),
             (friend, "lock", {"front": house_front(second), "deal": number}),
             (friend, "luck", {"deal": number, "wins": 70, "pushes": 10, "losses": 40}),
         ]
         for user, kind, fields in steps:
+            if kind == "accept_stake":  # the proposal the friend is shown
+                fields = {**fields, "proposal": seen(friend, table.pk)["proposal"]["id"]}
             held, fresh = apply(user, table, kind, **fields)
             assert held == fresh, (number, kind)
     # The first deal's estimate, sent after the second deal: the views show

@@ -23,7 +23,16 @@ from accounts.models import User
 from games import services
 from games.models import Deal, Hand, Invite, Table
 from tests.api.test_permissions import body
-from tests.games.support import SPLIT_A, SPLIT_B, STRONG, WEAK, deck_with, friend_table, house_front
+from tests.games.support import (
+    SPLIT_A,
+    SPLIT_B,
+    STRONG,
+    WEAK,
+    accept_seen,
+    deck_with,
+    friend_table,
+    house_front,
+)
 from tests.games.test_consumers import open_seat
 
 ACTORS = ("anonymous", "owner", "opponent", "stranger", "staff")
@@ -100,7 +109,7 @@ def world(
     t = table.pk
     for mine, theirs in ((STRONG, WEAK), (SPLIT_A, SPLIT_B)):
         services.stake_propose(user=player, table_id=t, amount=10)
-        services.stake_accept(user=friend, table_id=t)
+        accept_seen(friend, t)
         services.deal_start(user=player, table_id=t)
         services.setting_lock(user=player, table_id=t, front=house_front(mine))
         if mine == STRONG:

@@ -190,8 +190,11 @@ def test_a_killed_server_finishes_the_deal_exactly_once(site: Site, when: str) -
     table_id, ada, grace = friend_table(site)
     ada.connect(table_id)
     grace.connect(table_id)
-    assert ada.send({"type": "stake", "amount": 50, "id": "a1"})["type"] == "state"
-    assert grace.send({"type": "accept_stake", "id": "g1"})["table"]["stake"] == 50
+    proposed = ada.send({"type": "stake", "amount": 50, "id": "a1"})
+    assert proposed["type"] == "state"
+    shown = proposed["table"]["proposal"]["id"]  # pushed to grace as well
+    accept = {"type": "accept_stake", "amount": 50, "proposal": shown, "id": "g1"}
+    assert grace.send(accept)["table"]["stake"] == 50
     dealt = ada.send({"type": "deal", "id": "a2"})
     grace_cards = grace.send({"type": "state", "id": "g-look"})
     lock_a = {"type": "lock", "front": house_front(dealt), "id": "a3"}
@@ -219,7 +222,7 @@ def test_a_killed_server_finishes_the_deal_exactly_once(site: Site, when: str) -
         assert state["seats"]["you"]["stack"] + state["seats"]["other"]["stack"] == 2000
     assert_settled_once(site, deals=1)
     # And the table plays on.
-    assert grace.send({"type": "rebet", "id": "g3"})["table"]["proposal"]["amount"] == 50
+    assert grace.send({"type": "rebet", "amount": 50, "id": "g3"})["table"]["proposal"]["amount"] == 50
 
 
 # --- Redis restarts under a live table ----------------------------------------------------
@@ -311,8 +314,9 @@ def test_redis_restarting_under_a_live_table_loses_nothing(tmp_path: Path) -> No
         ada.connect(table_id)
         grace.connect(table_id)
         assert next_state(ada, table_id)["seats"]["other"]["connected"] is True  # over Redis
-        ada.send({"type": "stake", "amount": 20, "id": "a1"})
-        assert next_state(grace, table_id)["table"]["proposal"] == {"amount": 20, "by": "other"}
+        proposed = ada.send({"type": "stake", "amount": 20, "id": "a1"})["table"]["proposal"]
+        shown = next_state(grace, table_id)["table"]["proposal"]
+        assert shown == {**proposed, "by": "other"} and shown["amount"] == 20
         redis.stop()
         redis.start()  # empty: no groups, no channels
         FAULTS["redis_restarts"] += 1
@@ -321,7 +325,9 @@ def test_redis_restarting_under_a_live_table_loses_nothing(tmp_path: Path) -> No
         # player's socket was closed and the reconnect resyncs the full state.
         for attempt in range(20):
             try:
-                accepted = grace.send({"type": "accept_stake", "id": "g1"})
+                accepted = grace.send(
+                    {"type": "accept_stake", "amount": 20, "proposal": shown["id"], "id": "g1"}
+                )
                 break
             except (Closed, OSError):
                 reconnect(grace, table_id)

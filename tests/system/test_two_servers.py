@@ -219,8 +219,11 @@ async def play(bases: tuple[str, str], cookies: tuple[str, str], table_id: int) 
         await ada.until(lambda f: f.get("type") == "state")
         await grace.until(lambda f: f.get("type") == "state")
         for number in range(1, DEALS + 1):
-            await ada.request({"type": "stake", "amount": 1})
-            await grace.request({"type": "accept_stake"})
+            proposed = (await ada.request({"type": "stake", "amount": 1}))["table"]["proposal"]
+            # Grace accepts the proposal once her page shows it, naming it.
+            shown = {**proposed, "by": "other"}
+            await grace.until(lambda f, shown=shown: (f.get("table") or {}).get("proposal") == shown)
+            await grace.request({"type": "accept_stake", "amount": 1, "proposal": shown["id"]})
             mine = (await ada.request({"type": "deal"}))["deal"]
             assert mine["number"] == number
             theirs = (await grace.request({"type": "state"}))["deal"]

@@ -155,6 +155,11 @@ function receive(frame) {
     if (then) then(frame);
   } else if (frame.type === "error") {
     if (quiet && quiet.includes(frame.error)) return;
+    if (frame.error === "stake_changed") {
+      // Show the table as it is now (the new stake), then the sentence on it.
+      send({ type: "state" }, () => showError(frame.detail));
+      return;
+    }
     if (frame.error === "foul_unconfirmed") {
       lockTried = true;
       errorText = "";
@@ -714,17 +719,29 @@ el.stakeForm.addEventListener("submit", (event) => {
   });
 });
 
-el.acceptStake.addEventListener("click", () => send({ type: "accept_stake" }, (frame) => {
-  if (frame.table.stake && frame.table.status === "betting") send({ type: "deal" }, null, ["deal_in_progress"]);
-}));
+// An accept names the proposal this page shows (its amount and id): if the
+// other seat changed it meanwhile, the server agrees nothing (stake_changed).
+el.acceptStake.addEventListener("click", () => {
+  const shown = state.table.proposal;
+  if (!shown) return;
+  send({ type: "accept_stake", amount: shown.amount, proposal: shown.id }, (frame) => {
+    if (frame.table.stake && frame.table.status === "betting") send({ type: "deal" }, null, ["deal_in_progress"]);
+  });
+});
 
 el.dealAgreed.addEventListener("click", () => send({ type: "deal" }, null, ["deal_in_progress"]));
 
-el.rebet.addEventListener("click", () => send({ type: "rebet" }, (frame) => {
-  if (frame.table.mode === "friend" && frame.table.stake && frame.table.status === "betting" && !frame.table.proposal) {
-    send({ type: "deal" }, null, ["deal_in_progress"]);
-  }
-}));
+// A rebet names the last stake shown and, when the other seat's proposal is
+// shown, that proposal: only it may be accepted by the rebet.
+el.rebet.addEventListener("click", () => {
+  const { last_stake: amount, proposal: shown } = state.table;
+  const proposal = shown && shown.by === "other" ? shown.id : undefined;
+  send({ type: "rebet", amount, proposal }, (frame) => {
+    if (frame.table.mode === "friend" && frame.table.stake && frame.table.status === "betting" && !frame.table.proposal) {
+      send({ type: "deal" }, null, ["deal_in_progress"]);
+    }
+  });
+});
 
 el.houseWay.addEventListener("click", async () => {
   const deal = state.deal;
