@@ -101,6 +101,8 @@ let retry = 0;
 // server's, and actions can go through. Until then (connecting, or after a
 // drop while it reconnects) every button that sends something is disabled.
 let live = false;
+// The last socket had been live: a 4401 close may be a replaced session.
+let wasLive = false;
 const pending = new Map(); // message id -> what to do when its reply arrives
 const silent = new Map(); // message id -> error codes to swallow
 
@@ -126,7 +128,23 @@ function connect() {
     live = false;
     renderControls();
     if (event.code === 4401) {
+      // A password change in this browser replaces its session, which closes
+      // this page's socket too although the player is still signed in: one
+      // new socket tells the two apart (it is refused at once when signed out).
+      if (wasLive) {
+        wasLive = false;
+        el.connection.textContent = "Reconnecting…";
+        setTimeout(connect, 300);
+        return;
+      }
       el.connection.textContent = "Signed out: sign in again to play.";
+      return;
+    }
+    if (event.code === 4429) {
+      // Reconnecting at once would only be refused again.
+      el.connection.textContent = event.reason === "Too many table sockets open for this account."
+        ? "Too many table pages are open: close one, then reload this page."
+        : "Too many messages too fast: reload this page to play on.";
       return;
     }
     if (event.code === 4403) {
@@ -150,6 +168,7 @@ function receive(frame) {
     const { type, id, ...rest } = frame;
     state = rest;
     live = true;
+    wasLive = true;
     errorText = "";
     render();
     if (then) then(frame);
