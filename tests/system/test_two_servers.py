@@ -58,10 +58,10 @@ def _unavailable() -> str | None:
     return None
 
 
-@pytest.fixture
-def system_database() -> Iterator[str]:
-    """A database of its own, ``<name>_system``, on DATABASE_URL's server;
-    dropped afterwards."""
+@contextmanager
+def own_database(suffix: str) -> Iterator[str]:
+    """A database of its own, ``<name>_<suffix>``, on DATABASE_URL's server;
+    dropped afterwards. Skipped (failed in CI) without PostgreSQL and Redis."""
     reason = _unavailable()
     if reason:
         if IN_CI:
@@ -70,7 +70,7 @@ def system_database() -> Iterator[str]:
     import psycopg
 
     url = urllib.parse.urlsplit(os.environ["DATABASE_URL"])
-    name = f"{url.path.lstrip('/') or 'paigow'}_system"
+    name = f"{url.path.lstrip('/') or 'paigow'}_{suffix}"
     admin = url._replace(path="/postgres").geturl()
 
     def run(sql: str) -> None:
@@ -83,6 +83,12 @@ def system_database() -> Iterator[str]:
         yield url._replace(path=f"/{name}").geturl()
     finally:
         run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def system_database() -> Iterator[str]:
+    with own_database("system") as url:
+        yield url
 
 
 SETUP = """
