@@ -159,6 +159,13 @@ REDIS_URL = os.environ.get("REDIS_URL", "")
 # Three times the channel layer's 5 s blocking pop: a healthy Redis always
 # answers the pop first, even when this process's event loop runs late.
 REDIS_READ_TIMEOUT_SECONDS = float(os.environ.get("REDIS_READ_TIMEOUT_SECONDS", "15"))
+# The cache (the password limits' counts) waits this long for Redis at most:
+# a Redis that accepts connections but never answers would otherwise hang
+# every sign-in; past it the limit fails closed with a polite 503.
+REDIS_CACHE_OPTIONS = {
+    "socket_connect_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
+    "socket_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
+}
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
@@ -194,6 +201,7 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": os.environ.get("CACHE_PREFIX", "paigow"),
+            "OPTIONS": REDIS_CACHE_OPTIONS,
         }
     }
 else:
@@ -207,6 +215,9 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Keep reconnecting to the broker for as long as it is down, as daphne does;
+# Celery's default gives up after 100 tries (about 45 minutes) and exits.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
 # A queue name of its own lets several stacks share one Redis (the tests do).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")

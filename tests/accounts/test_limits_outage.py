@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import shutil
+import signal
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -18,6 +20,8 @@ from typing import Any
 
 import pytest
 import redis
+from django.conf import settings as django_settings
+from django.db import connection
 from django.test import Client
 
 from accounts.models import User
@@ -57,6 +61,14 @@ class PrivateRedis:
             self.process.terminate()
             self.process.wait(timeout=10)
 
+    def freeze(self) -> None:
+        """Keep the port open but never answer (SIGSTOP): a hung Redis."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)
+
 
 @pytest.fixture
 def outage(settings: Any) -> Iterator[PrivateRedis]:
@@ -67,11 +79,14 @@ def outage(settings: Any) -> Iterator[PrivateRedis]:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": f"redis://127.0.0.1:{server.port}/0",
+            # The project's own timeouts, so a hung Redis is tested as it runs.
+            "OPTIONS": django_settings.REDIS_CACHE_OPTIONS,
         }
     }
     try:
         yield server
     finally:
+        server.thaw()
         server.stop()
 
 
@@ -150,3 +165,32 @@ def test_a_password_change_during_an_outage_changes_nothing(
     user.refresh_from_db()
     assert user.check_password(PASSWORD)
     assert client.get("/accounts/password/").status_code == 200  # still signed in
+
+
+def test_sign_in_against_a_redis_that_hangs_is_a_503_too(
+    client: Client, outage: PrivateRedis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Redis that keeps its port open but never answers: the cache's read
+    timeout (``REDIS_CACHE_OPTIONS``, set so it does not hang on a client
+    default; redis-py before 8 had none) ends the wait."""
+    user = new_user()
+    assert client.post("/accounts/sign-in/", {"username": user.username, "password": "x"})
+    outage.freeze()
+    answers: list[Any] = []
+
+    def sign_in() -> None:
+        try:
+            answers.append(
+                client.post("/accounts/sign-in/", {"username": user.username, "password": PASSWORD})
+            )
+        finally:
+            connection.close()  # this thread's own; it would outlive the test database
+
+    thread = threading.Thread(target=sign_in, daemon=True)
+    with caplog.at_level(logging.WARNING):
+        thread.start()
+        thread.join(60)  # a bound on the test, far above the 3 s timeout
+    outage.thaw()
+    assert answers, "sign-in was still waiting for the hung Redis after 60 s"
+    assert_polite_503(answers[0], caplog)
+    assert "_auth_user_id" not in client.session
