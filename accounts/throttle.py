@@ -183,5 +183,5 @@ def set_device_cookie(request: Any, response: Any) -> None:
 
 # Sign-up: every submitted form counts against the address (accounts made and
 # forms refused alike), so one address cannot mint accounts or probe names in bulk.
-SIGN_UPS_PER_ADDRESS = 10
+SIGN_UPS_PER_ADDRESS = settings.SIGN_UPS_PER_ADDRESS
 SIGN_UP = Limiter("signup", {"ip": SIGN_UPS_PER_ADDRESS})

@@ -339,6 +339,11 @@ LOGGING = {
     },
 }
 
+# Sign-up forms one address may submit per 15 minutes (made and refused
+# alike). Raise it behind a shared address (a school, a carrier's NAT); the
+# browser tests raise it because every one of them signs up from 127.0.0.1.
+SIGN_UPS_PER_ADDRESS = int(os.environ.get("SIGN_UPS_PER_ADDRESS", "10"))
+
 # Friend tables: how long an invite link stays good, and how long a table
 # socket counts as connected after its last heartbeat (a process that died
 # leaves rows behind; they age out after this).
