@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import itertools
 import json
-import os
 import random
 import re
 import time
@@ -54,6 +53,7 @@ from tests.system.test_two_servers import (
     own_database,
     query,
     sign_in,
+    stack_env,
 )
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -228,20 +228,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     logs = tmp_path_factory.mktemp("adversarial")
     run = uuid.uuid4().hex[:10]
     with own_database("adversarial") as database:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-        for variable in ("DJANGO_DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"):
-            env.pop(variable, None)
-        env.update(
-            DATABASE_URL=database,
-            PAIGOW_VAR_DIR=str(logs / "var"),
-            PAIGOW_TESTING="1",
-            # One Redis shared with other runs: this stack's own keys; tasks run
-            # in the servers (no worker here).
-            CHANNELS_PREFIX=f"adversarial-{run}",
-            CACHE_PREFIX=f"adversarial-{run}",
-            CELERY_EAGER="1",
-            LOG_LEVEL="WARNING",
-        )
+        # Tasks run in the servers (no worker here).
+        env = stack_env(database, logs / "var", f"adversarial-{run}", CELERY_EAGER="1")
         # A database thrown away after the test: its set-up need not wait
         # for the disk at every commit.
         quick = {**env, "PGOPTIONS": "-c synchronous_commit=off"}

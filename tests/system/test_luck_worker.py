@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -104,18 +103,7 @@ def test_a_worker_checks_estimates_sent_over_live_sockets(
     system_database: str, tmp_path: Path
 ) -> None:
     run = uuid.uuid4().hex[:10]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    for variable in ("DJANGO_DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CELERY_EAGER"):
-        env.pop(variable, None)
-    env.update(
-        DATABASE_URL=system_database,
-        PAIGOW_VAR_DIR=str(tmp_path / "var"),
-        PAIGOW_TESTING="1",
-        CHANNELS_PREFIX=f"luck-{run}",
-        CACHE_PREFIX=f"luck-{run}",
-        CELERY_QUEUE=f"luck-{run}",
-        LOG_LEVEL="WARNING",
-    )
+    env = system.stack_env(system_database, tmp_path / "var", f"luck-{run}")
     migrate(env)
     worker = [sys.executable, "-m", "celery", "-A", "paigow_site", "worker", "--pool=solo",
               "--loglevel=INFO", "--without-gossip", "--without-mingle",

@@ -11,7 +11,6 @@ layer's receive lock.
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -23,7 +22,13 @@ import pytest
 
 from tests.live_site import live_site, migrate
 from tests.system.test_redis_restart import healthz
-from tests.system.test_two_servers import _forget_redis_keys, manage_shell, own_database, sign_in
+from tests.system.test_two_servers import (
+    _forget_redis_keys,
+    manage_shell,
+    own_database,
+    sign_in,
+    stack_env,
+)
 from tests.system.wsclient import Closed, WebSocket
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -68,15 +73,7 @@ def idle_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[IdleRun]:
     logs = tmp_path_factory.mktemp("redis-idle")
     run = uuid.uuid4().hex[:10]
     with own_database("redis_idle") as database:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-        for variable in ("DJANGO_DEBUG", "SECRET_KEY", "ALLOWED_HOSTS"):
-            env.pop(variable, None)
-        env.update(
-            DATABASE_URL=database, PAIGOW_VAR_DIR=str(logs / "var"), PAIGOW_TESTING="1",
-            # The shared Redis: this run's own keys.
-            CHANNELS_PREFIX=f"idle-{run}", CACHE_PREFIX=f"idle-{run}", CELERY_QUEUE=f"idle-{run}",
-            CELERY_EAGER="1", LOG_LEVEL="WARNING",
-        )
+        env = stack_env(database, logs / "var", f"idle-{run}", CELERY_EAGER="1")
         result = IdleRun()
         with ExitStack() as stack, ThreadPoolExecutor(3) as pool:
             # The servers start while the database is made (/healthz needs no table).

@@ -85,6 +85,27 @@ def own_database(suffix: str) -> Iterator[str]:
         run(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def stack_env(database: str, var_dir: Path, run: str, **extra: str) -> dict[str, str]:
+    """The environment of one live stack: this process's, less the production
+    switches, on ``database``, with its own keys and queue on the shared Redis
+    (``run`` names them), plus ``extra``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    for variable in ("DJANGO_DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CELERY_EAGER"):
+        env.pop(variable, None)
+    env.update(
+        DATABASE_URL=database,
+        PAIGOW_VAR_DIR=str(var_dir),
+        PAIGOW_TESTING="1",
+        # One Redis shared with other runs: this stack's own keys and queue.
+        CHANNELS_PREFIX=run,
+        CACHE_PREFIX=run,
+        CELERY_QUEUE=run,
+        LOG_LEVEL="WARNING",
+    )
+    env.update(extra)
+    return env
+
+
 @pytest.fixture
 def system_database() -> Iterator[str]:
     with own_database("system") as url:
@@ -297,22 +318,14 @@ def _forget_redis_keys(pattern: str) -> None:
 def test_two_servers_one_game(system_database: str, tmp_path: Path) -> None:
     started = time.monotonic()
     run = uuid.uuid4().hex[:10]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    for variable in ("DJANGO_DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CELERY_EAGER"):
-        env.pop(variable, None)
-    env.update(
-        DATABASE_URL=system_database,
-        PAIGOW_VAR_DIR=str(tmp_path / "var"),
-        PAIGOW_TESTING="1",
-        # One Redis shared with other runs: this stack's own keys and queue.
-        CHANNELS_PREFIX=f"system-{run}",
-        CACHE_PREFIX=f"system-{run}",
-        CELERY_QUEUE=f"system-{run}",
+    env = stack_env(
+        system_database,
+        tmp_path / "var",
+        f"system-{run}",
         UPKEEP_SECONDS="2",
         # A short report window: the worker's deferred refreshes (one a
         # window a player) must still catch up with every deal.
         REPORT_REFRESH_SECONDS="2",
-        LOG_LEVEL="WARNING",
     )
     phases: dict[str, float] = {}
     migrate(env)
