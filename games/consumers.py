@@ -56,7 +56,7 @@ from django.conf import settings
 from django.db import close_old_connections
 
 from . import broadcast, protocol, selectors, services, socket_auth
-from .exceptions import (
+from .engine.errors import (
     GameError,
     ServerError,
     SessionEnded,

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from .exceptions import BadMessage, UnknownMessage
+from .engine.errors import BadMessage, UnknownMessage
 
 MAX_FRAME_CHARS = 2048
 MAX_ID_CHARS = 64

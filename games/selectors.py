@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from . import engine, sql
-from .exceptions import NotSeated, TableNotFound
+from .engine.errors import NotSeated, TableNotFound
 from .models import Deal, Hand, Invite, Presence, Seat, Table
 
 

@@ -3,7 +3,7 @@
 Every public function here is a keyword-only ``<entity>_<action>`` and one
 state transition: one ``transaction.atomic`` block that first locks the table
 row (``select_for_update``; ``_transition``). A transition that is not allowed now raises a
-``games.exceptions.GameError`` and changes nothing. The rules (house way,
+``games.engine.errors.GameError`` and changes nothing. The rules (house way,
 fouls, settlement, ledgers, skill, luck) come from ``games.engine`` only.
 
 Seats are 0 and 1. Seat 0 is the player who opened the table; in solo seat 1
@@ -37,7 +37,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from . import engine, selectors, sql, upkeep
-from .exceptions import (
+from .engine.errors import (
     AlreadyLocked,
     AlreadyRevealed,
     DealInProgress,

@@ -13,7 +13,7 @@ from typing import Any
 from accounts.forms import client_address
 from accounts.throttle import Limiter
 
-from .exceptions import InviteThrottled
+from .engine.errors import InviteThrottled
 
 LIMIT_PER_USER = 10
 LIMIT_PER_ADDRESS = 30

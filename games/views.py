@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from . import broadcast, selectors, services, throttles
-from .exceptions import GameError, InviteNotFound, SeatTaken
+from .engine.errors import GameError, InviteNotFound, SeatTaken
 from .models import Table
 
 

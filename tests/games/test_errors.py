@@ -5,12 +5,12 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import exceptions as drf_exceptions
 
-from games import exceptions
-from games.errors import exception_handler
+from games.api.errors import exception_handler
+from games.engine import errors as exceptions
 
 
 def test_rest_is_wired_to_the_shared_handler() -> None:
-    assert settings.REST_FRAMEWORK["EXCEPTION_HANDLER"] == "games.errors.exception_handler"
+    assert settings.REST_FRAMEWORK["EXCEPTION_HANDLER"] == "games.api.errors.exception_handler"
 
 
 def test_a_domain_error_has_the_same_shape_on_rest_as_on_the_socket() -> None:

@@ -10,7 +10,8 @@ import pytest
 from django.db.models import Sum
 
 from accounts.models import User
-from games import engine, exceptions, services
+from games import engine, services
+from games.engine import errors as exceptions
 from games.models import LedgerEntry, Seat, Table
 from tests.games.support import accept_seen
 

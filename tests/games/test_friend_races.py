@@ -11,7 +11,8 @@ import pytest
 from django.db import connection
 
 from accounts.models import User
-from games import exceptions, selectors, services
+from games import selectors, services
+from games.engine import errors as exceptions
 from games.models import Deal, Hand, Invite, LedgerEntry, Seat, Table
 from tests.games.support import (
     STRONG,

@@ -14,7 +14,8 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from games import exceptions, selectors, services, throttles
+from games import selectors, services, throttles
+from games.engine import errors as exceptions
 from games.models import Invite, Seat, Table
 
 pytestmark = pytest.mark.django_db

@@ -12,7 +12,8 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import User
-from games import exceptions, services
+from games import services
+from games.engine import errors as exceptions
 from games.models import Deal, Hand, LedgerEntry, Seat, Table
 from tests.games.support import STRONG, WEAK, accept_seen, deck_with, house_front
 

@@ -9,7 +9,8 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from accounts.models import User
-from games import engine, exceptions, selectors, services
+from games import engine, selectors, services
+from games.engine import errors as exceptions
 from games.models import Deal, Hand, LedgerEntry, Seat, Table
 from tests.games.support import (
     COPY_A,

@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import consumers, services
-from games.exceptions import StakeTooHigh
+from games.engine.errors import StakeTooHigh
 from games.models import ClientMessage, Presence, Seat, Table
 from tests.games.support import friend_table
 from tests.games.test_consumers import join

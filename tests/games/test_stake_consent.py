@@ -20,7 +20,8 @@ from channels.db import database_sync_to_async
 from django.db import connection
 
 from accounts.models import User
-from games import exceptions, protocol, services
+from games import protocol, services
+from games.engine import errors as exceptions
 from games.models import ClientMessage, Deal, Table
 from tests.games.support import (
     COPY_A,

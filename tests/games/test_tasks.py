@@ -16,7 +16,7 @@ from django.db import OperationalError
 from django.utils import timezone
 
 from games import engine, history, selectors, services, tasks, upkeep
-from games.exceptions import InviteExpired, InviteRevoked, TableFinished
+from games.engine.errors import InviteExpired, InviteRevoked, TableFinished
 from games.models import (
     ClientMessage,
     Deal,

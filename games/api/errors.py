@@ -11,7 +11,7 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from .exceptions import GameError, error_payload
+from ..engine.errors import GameError, error_payload
 
 
 def _sentence(detail: Any) -> str:

@@ -4,7 +4,7 @@ transaction, which then rolls back), so a refused action changes nothing.
 
 ``error_payload`` is the one mapping to the wire shape
 ``{"error": code, "detail": sentence}``, used by the table socket and by the
-REST exception handler (``games.errors``).
+REST exception handler (``games.api.errors``).
 """
 
 from __future__ import annotations
