@@ -7,7 +7,18 @@ Cards are string codes at this API ("As", "Td", "JK"); see :mod:`.cards`.
 """
 
 from .batch import answer
-from .cards import DECK, CardError, card_name, parse_cards, sort_cards
+from .cards import DECK, RED_SUITS, SUIT_SYMBOLS, CardError, card_name, parse_cards, sort_cards
+from .choices import (
+    DEAL_STATUSES,
+    LABELS,
+    LEDGERS,
+    MODES,
+    PARTS,
+    RESULTS,
+    SIDES,
+    TABLE_STATUSES,
+    choices,
+)
 from .explore import Exploration, ExploredSetting, explore
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
 from .hands import (
@@ -24,14 +35,34 @@ from .hands import (
     front_name,
     is_foul,
 )
-from .house_way import HouseWay, house_way
-from .luck import LuckEstimate, luck, luck_from_counts
-from .settle import LedgerDelta, Settlement, ledger_delta, mirror_result, settle
+from .house_way import HouseWay, house_way, left_house_way
+from .luck import LUCK_SAMPLES, LuckEstimate, half_up, luck, luck_average, luck_from_counts
+from .settle import (
+    SCORES,
+    LedgerDelta,
+    Settlement,
+    ledger_delta,
+    mirror_part,
+    mirror_result,
+    settle,
+)
 from .skill import skill
 from .view import DealSnapshot, SeatState, seat_view
 
 __all__ = [
+    "DEAL_STATUSES",
     "DECK",
+    "LABELS",
+    "LEDGERS",
+    "LUCK_SAMPLES",
+    "MODES",
+    "PARTS",
+    "RED_SUITS",
+    "RESULTS",
+    "SCORES",
+    "SIDES",
+    "SUIT_SYMBOLS",
+    "TABLE_STATUSES",
     "CardError",
     "DealSnapshot",
     "Exploration",
@@ -49,6 +80,7 @@ __all__ = [
     "back_name",
     "best_five",
     "card_name",
+    "choices",
     "compare_back",
     "compare_front",
     "deal_hands",
@@ -57,11 +89,15 @@ __all__ = [
     "explore",
     "foul_reason",
     "front_name",
+    "half_up",
     "house_way",
     "is_foul",
     "ledger_delta",
+    "left_house_way",
     "luck",
+    "luck_average",
     "luck_from_counts",
+    "mirror_part",
     "mirror_result",
     "parse_cards",
     "seat_view",

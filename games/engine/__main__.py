@@ -8,9 +8,10 @@ from collections.abc import Sequence
 
 from . import batch
 from .cards import CardError, card_name, parse_cards
+from .choices import MODES, SIDES
 from .hands import back_name, foul_reason, front_name
 from .house_way import house_way
-from .luck import luck
+from .luck import LUCK_SAMPLES, luck
 from .settle import settle
 
 
@@ -61,13 +62,13 @@ def parser() -> argparse.ArgumentParser:
     hw.add_argument("cards", nargs=7)
     hw.set_defaults(run=_house_way)
     lk = sub.add_parser("luck", help="estimate the luck of seven cards")
-    lk.add_argument("--mode", choices=("solo", "friend"), default="solo")
-    lk.add_argument("--side", choices=("player", "dealer"), default="player")
-    lk.add_argument("--samples", type=int, default=120)
+    lk.add_argument("--mode", choices=MODES, default="solo")
+    lk.add_argument("--side", choices=SIDES, default="player")
+    lk.add_argument("--samples", type=int, default=LUCK_SAMPLES)
     lk.add_argument("cards", nargs=7)
     lk.set_defaults(run=_luck)
     st = sub.add_parser("settle", help="settle two settings (cards as quoted groups)")
-    st.add_argument("--mode", choices=("solo", "friend"), default="solo")
+    st.add_argument("--mode", choices=MODES, default="solo")
     for name in ("front", "back", "other_front", "other_back"):
         st.add_argument(name, help='e.g. "As Kd"')
     st.set_defaults(run=_settle)

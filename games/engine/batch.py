@@ -22,7 +22,7 @@ from .hands import (
     is_foul,
 )
 from .house_way import house_way
-from .luck import LuckEstimate, luck
+from .luck import LUCK_SAMPLES, LuckEstimate, luck
 from .settle import settle
 from .skill import skill
 
@@ -71,7 +71,7 @@ def _all_settings(r: Request) -> Request:
 
 def _estimate(r: Request) -> LuckEstimate:
     return luck(_cards(r, "cards"), mode=_field(r, "mode"), side=r.get("side", "player"),
-                samples=r.get("samples", 120))
+                samples=r.get("samples", LUCK_SAMPLES))
 
 
 def _counts(e: LuckEstimate) -> Request:
@@ -91,7 +91,7 @@ def _luck_detail(r: Request) -> Request:
 
 def _explore(r: Request) -> Request:
     x = explore(_cards(r, "cards"), mode=_field(r, "mode"), side=r.get("side", "player"),
-                samples=r.get("samples", 120))
+                samples=r.get("samples", LUCK_SAMPLES))
     return {"samples": x.samples, "settings": [
         {"front": " ".join(s.front), "back": " ".join(s.back), "front_name": s.front_name,
          "back_name": s.back_name, "foul": s.foul, "wins": s.wins, "pushes": s.pushes,

@@ -24,6 +24,9 @@ RANK_WORDS = {
 }
 RANK_PLURALS = {v: ("sixes" if v == 6 else w + "s") for v, w in RANK_WORDS.items()}
 SUIT_WORDS = {"s": "spades", "h": "hearts", "d": "diamonds", "c": "clubs"}
+# How a suit is drawn on a card, and which suits are printed red.
+SUIT_SYMBOLS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+RED_SUITS = frozenset("hd")
 _NUMBER_WORDS = (
     "none", "one", "two", "three", "four", "five", "six", "seven", "eight",
     "nine", "ten", "eleven", "twelve", "thirteen",

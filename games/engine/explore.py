@@ -23,7 +23,7 @@ from .hands import (
     name_of_front_value,
 )
 from .house_way import house_way_indices
-from .luck import opponent_values, tally
+from .luck import LUCK_SAMPLES, opponent_values, tally
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,9 @@ class Exploration:
         return next(s for s in self.settings if s.house_way)
 
 
-def explore(seven: str | Iterable[str], *, mode: str, side: str = "player", samples: int = 120) -> Exploration:
+def explore(
+    seven: str | Iterable[str], *, mode: str, side: str = "player", samples: int = LUCK_SAMPLES
+) -> Exploration:
     """Score every setting of seven cards against the opponents luck would draw.
 
     >>> x = explore("As Ah 8d 8c Ks 7h 4d", mode="solo")

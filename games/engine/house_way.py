@@ -453,3 +453,25 @@ def house_way_setting_of(hand: tuple[int, ...]) -> tuple[tuple[int, int], tuple[
     """Front and back indices of the house way for sorted indices (internal)."""
     front, _ = house_way_indices(hand)
     return front, tuple(c for c in hand if c != front[0] and c != front[1])
+
+
+def _card_set(cards: str | Iterable[str]) -> frozenset[str]:
+    return frozenset(cards.split() if isinstance(cards, str) else cards)
+
+
+def left_house_way(
+    front: str | Iterable[str],
+    back: str | Iterable[str],
+    house_front: str | Iterable[str],
+    house_back: str | Iterable[str],
+) -> bool:
+    """Whether a locked setting departs from the house way's: a front (or a
+    back) that is not the house way's cards, in any order. Cards are codes, or
+    stored text of codes separated by spaces; the order never matters.
+
+    >>> left_house_way("8c 8d", "As Ah Ks 7h 4d", "8d 8c", "As Ks Ah 7h 4d")
+    False
+    >>> left_house_way(["As", "Ah"], "8d 8c Ks 7h 4d", "8d 8c", "As Ks Ah 7h 4d")
+    True
+    """
+    return _card_set(front) != _card_set(house_front) or _card_set(back) != _card_set(house_back)

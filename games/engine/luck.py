@@ -22,6 +22,9 @@ from .settle import check_mode, outcome
 
 MASK64 = (1 << 64) - 1
 _TENTH = Decimal("0.1")
+# How many opponents a luck estimate draws in play (rules §6): the default of
+# every luck function here, and what a stored estimate must count.
+LUCK_SAMPLES = 120
 
 
 class SplitMix64:
@@ -122,6 +125,34 @@ def _half_up(value: Fraction | Decimal) -> str:
 
 def _scale(e: Fraction | Decimal) -> Fraction | Decimal:
     return 1 + 9 * e
+
+
+def half_up(value: Fraction, places: int = 1) -> Decimal:
+    """An exact value rounded half up to ``places`` decimals, as the rules show
+    numbers (never through a binary float).
+
+    >>> half_up(Fraction(101, 20)), half_up(Fraction(107, 20)), half_up(Fraction(1, 8), 2)
+    (Decimal('5.1'), Decimal('5.4'), Decimal('0.13'))
+    """
+    units = (value * 10**places + Fraction(1, 2)).__floor__()
+    return Decimal(units).scaleb(-places)
+
+
+def luck_average(*, points: int, estimates: int, samples: int = LUCK_SAMPLES) -> Fraction | None:
+    """The exact mean luck of ``estimates`` luck estimates of ``samples`` each,
+    whose 2 × wins + pushes add up to ``points``: 1 + 9 × mean E, with
+    E = (2w + p) / (2 × samples) for each (rules §6 and §8). None when there
+    is no estimate to average.
+
+    >>> average = luck_average(points=140 + 94, estimates=2)
+    >>> average, half_up(average), half_up(average, 3)
+    (Fraction(431, 80), Decimal('5.4'), Decimal('5.388'))
+    >>> luck_average(points=0, estimates=0) is None
+    True
+    """
+    if not estimates:
+        return None
+    return 1 + Fraction(9 * points, 2 * samples * estimates)
 
 
 @dataclass(frozen=True)
@@ -238,7 +269,9 @@ def luck_counts(cards: tuple[int, ...], mode: str, side: str, samples: int) -> t
                  solo=mode == "solo", dealer=mode == "solo" and side == "dealer")
 
 
-def luck(seven: str | Iterable[str], *, mode: str, side: str, samples: int = 120) -> LuckEstimate:
+def luck(
+    seven: str | Iterable[str], *, mode: str, side: str, samples: int = LUCK_SAMPLES
+) -> LuckEstimate:
     """Luck of a deal for one side, exactly as rules §6 (deterministic).
 
     >>> luck("9s 2s Th 5h 2h Kd Kc", mode="solo", side="player").label()

@@ -5,16 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Literal
 
 from .cards import parse_indices
+from .choices import Mode, Part, Result
 from .hands import back_value_of, front_value_of, is_foul_values
 
-Mode = Literal["solo", "friend"]
-Result = Literal["win", "push", "loss"]
-Part = Literal["win", "loss", "copy"]
-
-MODES: tuple[Mode, ...] = ("solo", "friend")
+# A result's score: exact in binary, so ``Decimal(SCORES[r])`` is exact too.
 SCORES: dict[str, float] = {"win": 1.0, "push": 0.5, "loss": 0.0}
 _HUNDREDTHS = Decimal("0.01")
 
@@ -121,6 +117,21 @@ def mirror_result(result: str) -> Result:
     if result == "push":
         return "push"
     raise ValueError(f"“{result}” is not a result: use win, push or loss.")
+
+
+def mirror_part(part: str) -> Part:
+    """The other side's comparison of one part (a copy is a copy for both).
+
+    >>> mirror_part("win"), mirror_part("loss"), mirror_part("copy")
+    ('loss', 'win', 'copy')
+    """
+    if part == "win":
+        return "loss"
+    if part == "loss":
+        return "win"
+    if part == "copy":
+        return "copy"
+    raise ValueError(f"“{part}” is not a part's result: use win, loss or copy.")
 
 
 @dataclass(frozen=True)
