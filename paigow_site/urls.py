@@ -17,6 +17,6 @@ urlpatterns = [
     path("accounts/", include("accounts.urls")),
     path("admin/", admin.site.urls),
     path("api/", include("games.api.urls")),
-    path("history/", include("games.history_urls")),
+    path("history/", include("games.history.urls")),
     path("", include("games.urls")),
 ]

@@ -1,8 +1,8 @@
 """Serializers for the read-only history API.
 
-The records are built by ``games.history``; these classes describe them, field
-by field, for the OpenAPI schema and render them (money and skill as decimal
-strings, luck as numbers).
+The records are built by ``games.history.selectors`` and ``games.reports``;
+these classes describe them, field by field, for the OpenAPI schema and
+render them (money and skill as decimal strings, luck as numbers).
 """
 
 from __future__ import annotations
@@ -220,25 +220,3 @@ class SkillReportSerializer(serializers.Serializer):
     by_row = SkillByRowSerializer(many=True, help_text="By house-way row, most played first.")
     by_mode = SkillByModeSerializer(many=True, help_text="By table mode.")
     over_time = SkillByDaySerializer(many=True, help_text="By day, oldest first.")
-
-
-class HistoryFilterSerializer(serializers.Serializer):
-    """The history's query parameters."""
-
-    table = serializers.IntegerField(
-        required=False, min_value=1, max_value=2**63 - 1, help_text="Only this table's deals."
-    )
-    mode = serializers.ChoiceField(MODES, required=False, help_text="solo or friend.")
-    result = serializers.ChoiceField(RESULTS, required=False, help_text="win, push or loss.")
-    date_from = serializers.DateField(
-        required=False, help_text="Revealed on or after this day (YYYY-MM-DD, UTC)."
-    )
-    date_to = serializers.DateField(
-        required=False, help_text="Revealed on or before this day (YYYY-MM-DD, UTC)."
-    )
-
-    def validate(self, attrs: dict[str, object]) -> dict[str, object]:
-        start, end = attrs.get("date_from"), attrs.get("date_to")
-        if start and end and start > end:  # type: ignore[operator]
-            raise serializers.ValidationError("The start date is after the end date.")
-        return attrs

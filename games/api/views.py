@@ -1,40 +1,32 @@
 """Read-only endpoints over the signed-in player's own history.
 
-Every query starts from ``request.user`` in ``games.history``: a record that
-is not the player's, or a deal not revealed yet, is a 404 like one that does
-not exist, so ids reveal nothing.
+Every query starts from ``request.user`` in ``games.history.selectors``: a
+record that is not the player's, or a deal not revealed yet, is a 404 like
+one that does not exist, so ids reveal nothing. The query parameters are the
+history page's FilterSet (``games.history.filters``), for the answers and the
+schema alike; a bad one is a 400 with a sentence.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import exceptions, viewsets
+from rest_framework import exceptions, generics, viewsets
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.settings import api_settings
 
-from .. import history
+from .. import reports
+from ..history import selectors
+from ..history.filters import HistoryFilter, SessionFilter
+from ..history.selectors import HandFilters
+from ..models import Hand
 from . import serializers as s
 
-FILTER_PARAMETERS = [
-    OpenApiParameter("table", OpenApiTypes.INT, description="Only this table's deals."),
-    OpenApiParameter("mode", OpenApiTypes.STR, enum=s.MODES, description="solo or friend."),
-    OpenApiParameter(
-        "result", OpenApiTypes.STR, enum=["win", "push", "loss"], description="The outcome."
-    ),
-    OpenApiParameter(
-        "date_from", OpenApiTypes.DATE, description="Revealed on or after this day (UTC)."
-    ),
-    OpenApiParameter(
-        "date_to", OpenApiTypes.DATE, description="Revealed on or before this day (UTC)."
-    ),
-]
-MODE_PARAMETER = [
-    OpenApiParameter("mode", OpenApiTypes.STR, enum=s.MODES, description="solo or friend.")
-]
 DEAL_ID = OpenApiParameter(
     "id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The deal's id."
 )
@@ -43,11 +35,38 @@ TABLE_ID = OpenApiParameter(
 )
 
 
-def history_filters(params: Any) -> history.HandFilters:
+class FilterBackend(DjangoFilterBackend):
+    """django-filter's backend, with a cross-field error under DRF's own key."""
+
+    def filter_queryset(self, request: Request, queryset: Any, view: Any) -> Any:
+        filterset = self.get_filterset(request, queryset, view)
+        if filterset is None:
+            return queryset
+        _raise_unless_valid(filterset)
+        return filterset.qs
+
+
+def _raise_unless_valid(filterset: Any) -> None:
+    if not filterset.is_valid():
+        raise exceptions.ValidationError({
+            api_settings.NON_FIELD_ERRORS_KEY if name == "__all__" else name: list(messages)
+            for name, messages in filterset.errors.items()
+        })
+
+
+def history_filters(request: Request) -> HandFilters:
     """The query's filters, validated (a bad one is a 400 with a sentence)."""
-    checked = s.HistoryFilterSerializer(data=params)
-    checked.is_valid(raise_exception=True)
-    return history.HandFilters(**checked.validated_data)
+    filterset = HistoryFilter(request.query_params, request=request)
+    _raise_unless_valid(filterset)
+    return filterset.hand_filters()
+
+
+class FilteredSchema(AutoSchema):
+    """The schema of a view that answers one object yet takes the history's
+    filters: its filter backend's parameters, as a list's would be."""
+
+    def get_filter_backends(self) -> list[Any]:
+        return list(getattr(self.view, "filter_backends", []))
 
 
 def _pk(value: object) -> int:
@@ -69,7 +88,6 @@ def _pk(value: object) -> int:
             "revealed), the house way, each part's result, the outcome, both ledgers, "
             "luck (or pending) and decision skill."
         ),
-        parameters=FILTER_PARAMETERS,
     ),
     retrieve=extend_schema(
         summary="One revealed deal in full",
@@ -84,22 +102,22 @@ def _pk(value: object) -> int:
 class HandViewSet(viewsets.GenericViewSet):
     serializer_class = s.HandSerializer
     lookup_value_regex = r"[0-9]+"
+    filter_backends = (FilterBackend,)
+    filterset_class = HistoryFilter
 
     def get_queryset(self) -> Any:
-        return history.revealed_hands(
-            user=self.request.user, filters=history_filters(self.request.query_params)
-        )
+        return selectors.revealed_hands(user=self.request.user)
 
     def get_serializer_class(self) -> Any:
         return s.HandDetailSerializer if self.action == "retrieve" else s.HandSerializer
 
     def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        records = history.hand_records(page or [])
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        records = selectors.hand_records(page or [])
         return self.get_paginated_response(s.HandSerializer(records, many=True).data)
 
     def retrieve(self, request: Request, pk: str | None = None) -> Response:
-        record = history.hand_detail(user=request.user, deal_id=_pk(pk))
+        record = selectors.hand_detail(user=request.user, deal_id=_pk(pk))
         if record is None:
             raise exceptions.NotFound("There is no such revealed deal in your history.")
         return Response(s.HandDetailSerializer(record).data)
@@ -113,7 +131,6 @@ class HandViewSet(viewsets.GenericViewSet):
             "estimates and how many completed, the skill total and mean over every "
             "revealed deal, both stacks and “with 5%” balances, start and end."
         ),
-        parameters=MODE_PARAMETER,
     ),
     retrieve=extend_schema(
         summary="One session, deal by deal",
@@ -124,40 +141,43 @@ class HandViewSet(viewsets.GenericViewSet):
 class SessionViewSet(viewsets.GenericViewSet):
     serializer_class = s.SessionSerializer
     lookup_value_regex = r"[0-9]+"
+    filter_backends = (FilterBackend,)
+    filterset_class = SessionFilter
 
     def get_queryset(self) -> Any:
-        mode = self.request.query_params.get("mode") or None
-        if mode is not None and mode not in s.MODES:
-            raise exceptions.ValidationError({"mode": ["Use solo or friend."]})
-        return history.sessions(user=self.request.user, mode=mode)
+        return selectors.sessions(user=self.request.user)
 
     def get_serializer_class(self) -> Any:
         return s.SessionDetailSerializer if self.action == "retrieve" else s.SessionSerializer
 
     def list(self, request: Request) -> Response:
-        page = self.paginate_queryset(self.get_queryset())
-        records = [history.session_record(seat) for seat in page or []]
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        records = [selectors.session_record(seat) for seat in page or []]
         return self.get_paginated_response(s.SessionSerializer(records, many=True).data)
 
     def retrieve(self, request: Request, pk: str | None = None) -> Response:
-        record = history.session_detail(user=request.user, table_id=_pk(pk))
+        record = selectors.session_detail(user=request.user, table_id=_pk(pk))
         if record is None:
             raise exceptions.NotFound("There is no such session in your history.")
         return Response(s.SessionDetailSerializer(record).data)
 
 
-class SkillReportView(APIView):
+class SkillReportView(generics.GenericAPIView):
+    schema = FilteredSchema()
+    filter_backends = (FilterBackend,)
+    filterset_class = HistoryFilter
+
+    def get_queryset(self) -> Any:
+        return Hand.objects.none()  # the report reads its own (``games.reports``)
+
     @extend_schema(
         summary="Decision skill report",
         description=(
             "Decision skill over your revealed deals: by house-way row (deals, deals where "
             "you left the house way, skill sum and mean), by mode, and by day."
         ),
-        parameters=FILTER_PARAMETERS,
         responses=s.SkillReportSerializer,
     )
     def get(self, request: Request) -> Response:
-        report = history.skill_report(
-            user=request.user, filters=history_filters(request.query_params)
-        )
+        report = reports.skill_report(user=request.user, filters=history_filters(request))
         return Response(s.SkillReportSerializer(report).data)

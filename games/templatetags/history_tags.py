@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from django import template
 from django.utils.html import format_html, format_html_join
 
-from games.history import card_face
+from games.history.selectors import card_face
 
 register = template.Library()
 

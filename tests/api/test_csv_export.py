@@ -19,7 +19,7 @@ from django.test import Client
 
 from accounts.models import User
 from games import services
-from games.history import spreadsheet_cell
+from games.history.export import spreadsheet_cell
 from tests.api.conftest import deal_friend, house_front
 from tests.api.test_permissions import body
 from tests.games.support import STRONG, WEAK

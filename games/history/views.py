@@ -1,19 +1,14 @@
 """The history pages: the player's deals, one deal's replay, sessions, the
-skill report and the CSV export. Reads come from ``games.history`` only, so
+skill report and the CSV export. Reads come from ``selectors``, ``export``
+and ``games.reports`` only, and the filters are the API's (``filters``), so
 the pages show exactly what the API does: the player's own revealed deals."""
 
 from __future__ import annotations
 
-import csv
 import json
-from collections.abc import AsyncIterator, Iterator
 from functools import cache
-from itertools import islice
 from pathlib import Path
-from typing import Any
 
-from asgiref.sync import sync_to_async
-from django import forms
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -22,12 +17,12 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from . import history
-from .models import Table
+from .. import reports
+from . import export, selectors
+from .filters import HistoryFilter
 
 PAGE_SIZE = 25
 CHART_POINTS = 500
-CSV_CHUNK = 200
 
 
 @cache
@@ -47,48 +42,6 @@ def chart_assets() -> dict[str, str]:
     return {"uplot_js": f"{folder}uPlot.iife.min.js", "uplot_css": f"{folder}uPlot.min.css"}
 
 
-class HistoryFilterForm(forms.Form):
-    table = forms.TypedChoiceField(required=False, coerce=int, empty_value=None, label="Table")
-    mode = forms.ChoiceField(
-        required=False, label="Mode",
-        choices=[("", "Any mode"), *Table.Mode.choices],
-    )
-    result = forms.ChoiceField(
-        required=False, label="Result",
-        choices=[("", "Any result"), ("win", "Win"), ("push", "Push"), ("loss", "Loss")],
-    )
-    date_from = forms.DateField(
-        required=False, label="From", widget=forms.DateInput(attrs={"type": "date"})
-    )
-    date_to = forms.DateField(
-        required=False, label="To", widget=forms.DateInput(attrs={"type": "date"})
-    )
-
-    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        tables = history.sessions(user=user).values_list("table_id", "table__mode")
-        self.fields["table"].choices = [("", "Any table")] + [  # type: ignore[attr-defined]
-            (pk, f"{'Solo' if mode == 'solo' else 'Friend'} table {pk}") for pk, mode in tables
-        ]
-
-    def clean(self) -> dict[str, Any]:
-        data = super().clean() or {}
-        start, end = data.get("date_from"), data.get("date_to")
-        if start and end and start > end:
-            raise forms.ValidationError("The start date is after the end date.")
-        return data
-
-    def filters(self) -> history.HandFilters:
-        if not self.is_valid():
-            return history.HandFilters()
-        data = self.cleaned_data
-        return history.HandFilters(
-            table=data.get("table"), mode=data.get("mode") or None,
-            result=data.get("result") or None,
-            date_from=data.get("date_from"), date_to=data.get("date_to"),
-        )
-
-
 def _query_without_page(request: HttpRequest) -> str:
     params = request.GET.copy()
     params.pop("page", None)
@@ -98,11 +51,10 @@ def _query_without_page(request: HttpRequest) -> str:
 @login_required
 @require_GET
 def hands(request: HttpRequest) -> HttpResponse:
-    form = HistoryFilterForm(request.GET or None, user=request.user)
-    filters = form.filters()
-    queryset = history.revealed_hands(user=request.user, filters=filters)
+    filterset = HistoryFilter.for_page(request)
+    queryset = selectors.revealed_hands(user=request.user, filters=filterset.hand_filters())
     page = Paginator(queryset, PAGE_SIZE).get_page(request.GET.get("page"))
-    records = history.hand_records(page.object_list)
+    records = selectors.hand_records(page.object_list)
     recent = list(
         queryset.values_list("deal_id", "luck", "score", "skill")[:CHART_POINTS]
     )[::-1]
@@ -118,7 +70,7 @@ def hands(request: HttpRequest) -> HttpResponse:
         "skill_running": {"deal": list(range(1, len(recent) + 1)), "skill": cumulative},
     }
     return render(request, "games/history/hands.html", {
-        "form": form, "page": page, "records": records, "charts": charts,
+        "form": filterset.form, "page": page, "records": records, "charts": charts,
         "query": _query_without_page(request), "export_query": request.GET.urlencode(),
         **chart_assets(),
     })
@@ -127,7 +79,7 @@ def hands(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def deal(request: HttpRequest, deal_id: int) -> HttpResponse:
-    record = history.hand_detail(user=request.user, deal_id=deal_id)
+    record = selectors.hand_detail(user=request.user, deal_id=deal_id)
     if record is None:
         raise Http404("There is no such revealed deal in your history.")
     return render(request, "games/history/deal.html", {"r": record})
@@ -136,17 +88,17 @@ def deal(request: HttpRequest, deal_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def sessions(request: HttpRequest) -> HttpResponse:
-    page = Paginator(history.sessions(user=request.user), PAGE_SIZE).get_page(
+    page = Paginator(selectors.sessions(user=request.user), PAGE_SIZE).get_page(
         request.GET.get("page")
     )
-    records = [history.session_record(seat) for seat in page.object_list]
+    records = [selectors.session_record(seat) for seat in page.object_list]
     return render(request, "games/history/sessions.html", {"page": page, "records": records})
 
 
 @login_required
 @require_GET
 def session(request: HttpRequest, table_id: int) -> HttpResponse:
-    record = history.session_detail(user=request.user, table_id=table_id)
+    record = selectors.session_detail(user=request.user, table_id=table_id)
     if record is None:
         raise Http404("There is no such session in your history.")
     series = record["series"]
@@ -170,8 +122,8 @@ def session(request: HttpRequest, table_id: int) -> HttpResponse:
 @login_required
 @require_GET
 def skill_report(request: HttpRequest) -> HttpResponse:
-    form = HistoryFilterForm(request.GET or None, user=request.user)
-    report = history.skill_report(user=request.user, filters=form.filters())
+    filterset = HistoryFilter.for_page(request)
+    report = reports.skill_report(user=request.user, filters=filterset.hand_filters())
     charts = {
         "skill_rows": {
             "rows": [r["row"] for r in report["by_row"]],
@@ -184,34 +136,19 @@ def skill_report(request: HttpRequest) -> HttpResponse:
         },
     }
     return render(request, "games/history/skill.html", {
-        "form": form, "report": report, "charts": charts, **chart_assets(),
+        "form": filterset.form, "report": report, "charts": charts, **chart_assets(),
     })
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
-
-
-def _take(rows: Iterator[list[Any]], count: int) -> list[list[Any]]:
-    return list(islice(rows, count))
-
-
-async def _stream(rows: Iterator[list[Any]]) -> AsyncIterator[str]:
-    """Write the rows a chunk at a time; the database work runs in Django's
-    sync thread, so a long history streams without being held in memory."""
-    writer = csv.writer(_Echo())
-    while chunk := await sync_to_async(_take)(rows, CSV_CHUNK):
-        yield "".join(writer.writerow(row) for row in chunk)
 
 
 @login_required
 @require_GET
 def export_csv(request: HttpRequest) -> StreamingHttpResponse:
     """The history as CSV (the same filters as the page), streamed."""
-    form = HistoryFilterForm(request.GET or None, user=request.user)
-    rows = history.csv_rows(user=request.user, filters=form.filters())
-    response = StreamingHttpResponse(_stream(rows), content_type="text/csv; charset=utf-8")
+    filters = HistoryFilter.for_page(request).hand_filters()
+    rows = export.csv_rows(user=request.user, filters=filters)
+    response = StreamingHttpResponse(
+        export.csv_stream(rows), content_type="text/csv; charset=utf-8"
+    )
     stamp = timezone.now().strftime("%Y%m%d")
     response["Content-Disposition"] = f'attachment; filename="paigow-history-{stamp}.csv"'
     return response

@@ -1,4 +1,4 @@
-"""Reads for a player's own history: revealed deals, sessions and skill reports.
+"""Reads for a player's own history: revealed deals, their records and sessions.
 
 Every function here is keyword-only and starts from the signed-in user, so it
 can only ever return that user's own hands. A deal appears only once it is
@@ -17,7 +17,6 @@ second copy of the rules. Money is ``Decimal``; skill sums and means are
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -25,14 +24,13 @@ from typing import Any
 
 from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
 
-from . import engine, upkeep
-from .models import Deal, Hand, LedgerEntry, PlayerReport, ReportBucket, Seat, Table
+from .. import engine
+from ..models import Deal, Hand, LedgerEntry, Seat, Table
 
 LUCK_SAMPLES = 120
 MEAN_PLACES = Decimal("0.0001")
 LUCK_PLACES = Decimal("0.001")
 CENTS = Decimal("0.01")
-RESULTS = ("win", "push", "loss")
 SUITS = {"s": ("♠", "spades", False), "h": ("♥", "hearts", True),
          "d": ("♦", "diamonds", True), "c": ("♣", "clubs", False)}
 
@@ -58,7 +56,13 @@ def revealed_hands(*, user: Any, filters: HandFilters | None = None) -> QuerySet
     hands = Hand.objects.filter(
         seat__user_id=user.pk, deal__status=Deal.Status.REVEALED
     ).select_related("deal", "deal__table", "seat__user")
-    f = filters or HandFilters()
+    return hands_filtered(hands, filters or HandFilters()).order_by(
+        "-deal__revealed_at", "-deal_id"
+    )
+
+
+def hands_filtered(hands: QuerySet[Hand], f: HandFilters) -> QuerySet[Hand]:
+    """The hands that match the filters (``filters.HistoryFilter`` validates them)."""
     if f.table is not None:
         hands = hands.filter(deal__table_id=f.table)
     if f.mode:
@@ -69,7 +73,7 @@ def revealed_hands(*, user: Any, filters: HandFilters | None = None) -> QuerySet
         hands = hands.filter(deal__revealed_at__date__gte=f.date_from)
     if f.date_to is not None:
         hands = hands.filter(deal__revealed_at__date__lte=f.date_to)
-    return hands.order_by("-deal__revealed_at", "-deal_id")
+    return hands
 
 
 def revealed_hand(*, user: Any, deal_id: int) -> Hand | None:
@@ -96,8 +100,9 @@ def _cards(text: str) -> list[str]:
     return text.split() if text else []
 
 
-def _left_house_way(hand: Hand) -> bool:
-    return set(_cards(hand.front)) != set(_cards(hand.house_front))
+def left_house_way(front: str, house_front: str) -> bool:
+    """Whether the stored front (codes joined by spaces) is not the house way's."""
+    return set(_cards(front)) != set(_cards(house_front))
 
 
 def _luck(hand: Hand) -> dict[str, Any]:
@@ -171,7 +176,7 @@ def _record(
             "front_name": engine.front_name(house_front),
             "back_name": engine.back_name(house_back),
             "row": hand.house_row,
-            "followed": not _left_house_way(hand),
+            "followed": not left_house_way(hand.front, hand.house_front),
         },
         "parts": {"front": hand.front_result, "back": hand.back_result},
         "result": hand.result,
@@ -229,7 +234,8 @@ def hand_detail(*, user: Any, deal_id: int) -> dict[str, Any] | None:
 # --- aggregates -------------------------------------------------------------
 
 
-def _mean(total: Decimal, count: int) -> Decimal | None:
+def mean(total: Decimal, count: int) -> Decimal | None:
+    """``total`` per deal to four places (None without deals)."""
     if not count:
         return None
     return (Decimal(total) / count).quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)
@@ -248,15 +254,13 @@ REVEALED = Q(hands__deal__status=Deal.Status.REVEALED)
 COMPLETED = Q(hands__luck_wins__isnull=False)
 
 
-def sessions(*, user: Any, mode: str | None = None) -> QuerySet[Seat]:
+def sessions(*, user: Any) -> QuerySet[Seat]:
     """The user's seats at tables that have dealt, newest first, with their
     session figures annotated (rules §8)."""
     if not getattr(user, "is_authenticated", False):
         return Seat.objects.none()
     other = Seat.objects.filter(table_id=OuterRef("table_id")).exclude(pk=OuterRef("pk"))
     seats = Seat.objects.filter(user_id=user.pk, table__deals_count__gt=0)
-    if mode:
-        seats = seats.filter(table__mode=mode)
     return (
         seats.select_related("table")
         .annotate(
@@ -292,7 +296,7 @@ def session_record(seat: Seat) -> dict[str, Any]:
         "luck_completed": completed,
         "luck_pending": deals - completed,
         "skill_total": skill_total,
-        "skill_mean": _mean(skill_total, deals),
+        "skill_mean": mean(skill_total, deals),
         "stacks": {"you": seat.stack, "other": seat.other_stack},  # type: ignore[attr-defined]
         "with_5": {
             "you": seat.balance_with_commission,
@@ -333,147 +337,3 @@ def session_detail(*, user: Any, table_id: int) -> dict[str, Any] | None:
         for h in rows
     ]
     return record
-
-
-@dataclass
-class _Bucket:
-    deals: int = 0
-    departures: int = 0
-    skill_sum: Decimal = Decimal(0)
-
-    def add(self, skill: Decimal, left: bool) -> None:
-        self.deals += 1
-        self.departures += int(left)
-        self.skill_sum += skill
-
-    def record(self, **key: Any) -> dict[str, Any]:
-        return {
-            **key,
-            "deals": self.deals,
-            "departures": self.departures,
-            "skill_sum": self.skill_sum.quantize(CENTS),
-            "skill_mean": _mean(self.skill_sum, self.deals),
-        }
-
-
-def _filled_from_aggregates(
-    user: Any, filters: HandFilters | None, buckets: tuple[_Bucket, Any, Any, Any]
-) -> bool:
-    """Fill the report's buckets from the player's stored aggregates
-    (``PlayerReport``, kept by ``games.upkeep.report_refresh``) when they cover
-    every revealed hand and the filters are ones they can answer (mode and
-    dates). False: read the hands instead."""
-    f = filters or HandFilters()
-    if f.table is not None or f.result or not getattr(user, "is_authenticated", False):
-        return False
-    report = PlayerReport.objects.filter(user_id=user.pk, refreshed_at__isnull=False).first()
-    if report is None or report.hands != upkeep.revealed_count(user_id=user.pk):
-        return False
-    rows = ReportBucket.objects.filter(report=report)
-    if f.mode:
-        rows = rows.filter(mode=f.mode)
-    if f.date_from is not None:
-        rows = rows.filter(day__gte=f.date_from)
-    if f.date_to is not None:
-        rows = rows.filter(day__lte=f.date_to)
-    total, by_row, by_mode, by_day = buckets
-    for b in rows.values_list("row", "mode", "day", "deals", "departures", "skill_sum"):
-        row, mode, day, deals, departures, skill_sum = b
-        for bucket in (total, by_row[row], by_mode[mode], by_day[day]):
-            bucket.deals += deals
-            bucket.departures += departures
-            bucket.skill_sum += Decimal(skill_sum)
-    return True
-
-
-def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, Any]:
-    """Decision skill over every revealed deal (rules §7): by house-way row, by
-    mode and by day, each with deals, departures from the house way, the skill
-    sum and mean. From the stored aggregates when they are current, else
-    summed from the hands (the same figures either way)."""
-    total, by_row, by_mode = _Bucket(), defaultdict(_Bucket), defaultdict(_Bucket)
-    by_day: dict[dt.date, _Bucket] = defaultdict(_Bucket)
-    if not _filled_from_aggregates(user, filters, (total, by_row, by_mode, by_day)):
-        rows = (
-            revealed_hands(user=user, filters=filters)
-            .order_by("deal__revealed_at", "deal_id")
-            .values_list("front", "house_front", "house_row", "skill", "deal__table__mode",
-                         "deal__revealed_at")
-        )
-        for front, house_front, row, skill, mode, revealed_at in rows.iterator():
-            left = set(_cards(front)) != set(_cards(house_front))
-            value = Decimal(skill)
-            for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
-                bucket.add(value, left)
-    running = Decimal(0)
-    over_time = []
-    for day in sorted(by_day):
-        running += by_day[day].skill_sum
-        over_time.append({**by_day[day].record(date=day), "cumulative": running.quantize(CENTS)})
-    return {
-        "total": total.record(),
-        "by_row": sorted(
-            (b.record(row=r) for r, b in by_row.items()), key=lambda x: (-x["deals"], x["row"])
-        ),
-        "by_mode": [by_mode[m].record(mode=m) for m in Table.Mode.values if m in by_mode],
-        "over_time": over_time,
-    }
-
-
-# --- CSV --------------------------------------------------------------------
-
-CSV_COLUMNS = (
-    "deal_id", "table", "mode", "deal_number", "revealed_at", "stake",
-    "cards", "front", "back", "other", "other_cards", "other_front", "other_back",
-    "house_front", "house_back", "house_row", "left_house_way",
-    "front_result", "back_result", "result", "score",
-    "actual_delta", "actual_balance", "with_5_delta", "with_5_balance",
-    "luck", "luck_low", "luck_high", "luck_label", "skill",
-)
-
-
-# A spreadsheet runs a cell that starts with one of these as a formula (CSV
-# injection, and the other player's name is theirs to choose: "+1+d905-A1").
-FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_cell(value: Any) -> Any:
-    """``value`` as a spreadsheet reads it as written: text that would start a
-    formula gets OWASP's leading single quote. Numbers (int, Decimal, float)
-    are the server's own figures, so a negative one stays a number."""
-    if isinstance(value, str) and value.startswith(FORMULA_START):
-        return "'" + value
-    return value
-
-
-def csv_rows(*, user: Any, filters: HandFilters | None = None,
-             chunk: int = 500) -> Iterator[list[Any]]:
-    """The history as CSV rows (header first), a chunk of hands at a time,
-    every cell safe to open in a spreadsheet."""
-    yield list(CSV_COLUMNS)
-    for row in _csv_records(user=user, filters=filters, chunk=chunk):
-        yield [spreadsheet_cell(value) for value in row]
-
-
-def _csv_records(*, user: Any, filters: HandFilters | None,
-                 chunk: int) -> Iterator[list[Any]]:
-    hands = revealed_hands(user=user, filters=filters)
-    ids = list(hands.values_list("pk", flat=True))
-    for start in range(0, len(ids), chunk):
-        page = list(hands.filter(pk__in=ids[start:start + chunk]))
-        for r in hand_records(page):
-            you, other, way, luck = r["you"], r["other"], r["house_way"], r["luck"]
-            yield [
-                r["id"], r["table"], r["mode"], r["deal_number"], r["revealed_at"].isoformat(),
-                r["stake"], " ".join(you["cards"]), " ".join(you["front"]), " ".join(you["back"]),
-                other["name"], " ".join(other["cards"]), " ".join(other["front"]),
-                " ".join(other["back"]), " ".join(way["front"]), " ".join(way["back"]),
-                way["row"], "no" if way["followed"] else "yes",
-                r["parts"]["front"], r["parts"]["back"], r["result"], r["score"],
-                r["ledgers"]["actual"]["delta"], r["ledgers"]["actual"]["balance"],
-                r["ledgers"]["with_5"]["delta"], r["ledgers"]["with_5"]["balance"],
-                "" if luck["value"] is None else luck["value"],
-                "" if luck["low"] is None else luck["low"],
-                "" if luck["high"] is None else luck["high"],
-                luck["label"], r["skill"],
-            ]

@@ -1,0 +1,179 @@
+"""The skill report (rules §7): built and read here, nowhere else.
+
+Built: ``report_refresh`` (the Celery task ``games.report_refresh``, queued
+after each reveal by ``games.tasks.report_refresh_later``) groups a player's
+revealed hands by mode, house-way row and day into ``ReportBucket`` rows in
+one query, under the ``PlayerReport`` row's lock.
+
+Read: ``skill_report`` sums those buckets while they still cover every
+revealed hand (``PlayerReport.hands == revealed_count``) and the filters are
+ones they can answer (mode and dates); otherwise it sums the hands
+themselves. Both ways give the same figures (tests/games/test_tasks.py).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Count, F, Q, Sum, Value
+from django.db.models.functions import Concat, Substr, TruncDate
+from django.utils import timezone
+
+from .history.selectors import CENTS, HandFilters, left_house_way, mean, revealed_hands
+from .models import Deal, Hand, PlayerReport, ReportBucket, Table
+
+# --- building the buckets ---------------------------------------------------------
+
+
+def revealed_count(*, user_id: int) -> int:
+    """How many revealed hands the player has (the aggregates' freshness test)."""
+    return Hand.objects.filter(
+        seat__user_id=user_id, deal__status=Deal.Status.REVEALED
+    ).count()
+
+
+# "Left the house way" in SQL: the front is not the house way's two cards in
+# either order (codes are two characters, so the other order is swapped by
+# hand). The same rule as ``left_house_way`` on the hands, checked against it
+# on many hands in tests/games/test_reports.py.
+SWAPPED_FRONT = Concat(Substr("front", 4, 2), Value(" "), Substr("front", 1, 2))
+FOLLOWED = Q(front=F("house_front")) | Q(house_front=SWAPPED_FRONT)
+
+
+def buckets_grouped(user_id: int) -> list[dict[str, Any]]:
+    """The player's revealed hands grouped by mode, house-way row and day, in
+    one query: deals, departures from the house way and the skill sum."""
+    return list(
+        Hand.objects.filter(seat__user_id=user_id, deal__status=Deal.Status.REVEALED)
+        .annotate(day=TruncDate("deal__revealed_at"), mode=F("deal__table__mode"))
+        .values("mode", "house_row", "day")
+        .annotate(deals=Count("pk"), departures=Count("pk", filter=~FOLLOWED),
+                  skill_sum=Sum("skill"))
+        .order_by()
+    )
+
+
+def report_refresh(*, user_id: int) -> bool:
+    """Rebuild the player's skill-report aggregates when they are behind.
+    Returns whether anything was written (False: already current, or no
+    such player any more)."""
+    if not get_user_model().objects.filter(pk=user_id).exists():
+        return False
+    PlayerReport.objects.get_or_create(user_id=user_id)
+    with transaction.atomic():
+        report = PlayerReport.objects.select_for_update().get(user_id=user_id)
+        groups = buckets_grouped(user_id)
+        hands = sum(g["deals"] for g in groups)
+        if report.refreshed_at is not None and hands == report.hands:
+            return False
+        ReportBucket.objects.filter(report=report).delete()
+        ReportBucket.objects.bulk_create(
+            ReportBucket(
+                report=report, mode=g["mode"], row=g["house_row"], day=g["day"],
+                deals=g["deals"], departures=g["departures"],
+                skill_sum=Decimal(g["skill_sum"] or 0),
+            )
+            for g in groups
+        )
+        # The claim: only the version this call read moves on.
+        claimed = PlayerReport.objects.filter(pk=report.pk, version=report.version).update(
+            hands=hands, version=report.version + 1, refreshed_at=timezone.now()
+        )
+        if not claimed:  # pragma: no cover - the row lock makes this unreachable
+            transaction.set_rollback(True)
+            return False
+    return True
+
+
+# --- reading the report -----------------------------------------------------------
+
+
+@dataclass
+class _Bucket:
+    deals: int = 0
+    departures: int = 0
+    skill_sum: Decimal = Decimal(0)
+
+    def add(self, skill: Decimal, left: bool) -> None:
+        self.deals += 1
+        self.departures += int(left)
+        self.skill_sum += skill
+
+    def record(self, **key: Any) -> dict[str, Any]:
+        return {
+            **key,
+            "deals": self.deals,
+            "departures": self.departures,
+            "skill_sum": self.skill_sum.quantize(CENTS),
+            "skill_mean": mean(self.skill_sum, self.deals),
+        }
+
+
+def _filled_from_aggregates(
+    user: Any, filters: HandFilters | None, buckets: tuple[_Bucket, Any, Any, Any]
+) -> bool:
+    """Fill the report's buckets from the player's stored aggregates
+    (``PlayerReport``, kept by ``report_refresh``) when they cover every
+    revealed hand and the filters are ones they can answer (mode and dates).
+    False: read the hands instead."""
+    f = filters or HandFilters()
+    if f.table is not None or f.result or not getattr(user, "is_authenticated", False):
+        return False
+    report = PlayerReport.objects.filter(user_id=user.pk, refreshed_at__isnull=False).first()
+    if report is None or report.hands != revealed_count(user_id=user.pk):
+        return False
+    rows = ReportBucket.objects.filter(report=report)
+    if f.mode:
+        rows = rows.filter(mode=f.mode)
+    if f.date_from is not None:
+        rows = rows.filter(day__gte=f.date_from)
+    if f.date_to is not None:
+        rows = rows.filter(day__lte=f.date_to)
+    total, by_row, by_mode, by_day = buckets
+    for b in rows.values_list("row", "mode", "day", "deals", "departures", "skill_sum"):
+        row, mode, day, deals, departures, skill_sum = b
+        for bucket in (total, by_row[row], by_mode[mode], by_day[day]):
+            bucket.deals += deals
+            bucket.departures += departures
+            bucket.skill_sum += Decimal(skill_sum)
+    return True
+
+
+def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, Any]:
+    """Decision skill over every revealed deal (rules §7): by house-way row, by
+    mode and by day, each with deals, departures from the house way, the skill
+    sum and mean. From the stored aggregates when they are current, else
+    summed from the hands (the same figures either way)."""
+    total, by_row, by_mode = _Bucket(), defaultdict(_Bucket), defaultdict(_Bucket)
+    by_day: dict[dt.date, _Bucket] = defaultdict(_Bucket)
+    if not _filled_from_aggregates(user, filters, (total, by_row, by_mode, by_day)):
+        rows = (
+            revealed_hands(user=user, filters=filters)
+            .order_by("deal__revealed_at", "deal_id")
+            .values_list("front", "house_front", "house_row", "skill", "deal__table__mode",
+                         "deal__revealed_at")
+        )
+        for front, house_front, row, skill, mode, revealed_at in rows.iterator():
+            left = left_house_way(front, house_front)
+            value = Decimal(skill)
+            for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
+                bucket.add(value, left)
+    running = Decimal(0)
+    over_time = []
+    for day in sorted(by_day):
+        running += by_day[day].skill_sum
+        over_time.append({**by_day[day].record(date=day), "cumulative": running.quantize(CENTS)})
+    return {
+        "total": total.record(),
+        "by_row": sorted(
+            (b.record(row=r) for r, b in by_row.items()), key=lambda x: (-x["deals"], x["row"])
+        ),
+        "by_mode": [by_mode[m].record(mode=m) for m in Table.Mode.values if m in by_mode],
+        "over_time": over_time,
+    }
