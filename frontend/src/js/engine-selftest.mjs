@@ -2,6 +2,7 @@
 // and answers a fixed set of requests. A file of its own, not an inline
 // script, so the page runs under the site's Content-Security-Policy.
 import { engineFromManifest } from "./engine-client.mjs";
+import { LUCK_SAMPLES } from "./rules.mjs";
 
 const HANDS = [
   "As Ah 8d 8c Ks 7h 4d",
@@ -13,9 +14,9 @@ const HANDS = [
 const REQUESTS = [
   ...HANDS.map((cards) => ({ op: "house_way", cards })),
   ...HANDS.flatMap((cards) => [
-    { op: "luck", cards, mode: "solo", side: "player", samples: 120 },
-    { op: "luck", cards, mode: "solo", side: "dealer", samples: 120 },
-    { op: "luck", cards, mode: "friend", side: "player", samples: 120 },
+    { op: "luck", cards, mode: "solo", side: "player", samples: LUCK_SAMPLES },
+    { op: "luck", cards, mode: "solo", side: "dealer", samples: LUCK_SAMPLES },
+    { op: "luck", cards, mode: "friend", side: "player", samples: LUCK_SAMPLES },
   ]),
   { op: "settle", mode: "solo", front: "8h 6d", back: "Js Qh 5d Tc JK",
     other_front: "Ac 5c", other_back: "Ks 3s Ah 9h 6c" },
@@ -24,8 +25,8 @@ const REQUESTS = [
   { op: "describe", front: "9s 9h", back: "Ks Qd 7c 4h 2s" },
   { op: "luck_detail", cards: HANDS[2], mode: "friend" },
   { op: "explore", cards: HANDS[0], mode: "solo" },
-  { op: "explore", cards: HANDS[1], mode: "solo", side: "dealer", samples: 120 },
-  { op: "explore", cards: HANDS[4], mode: "friend", samples: 120 },
+  { op: "explore", cards: HANDS[1], mode: "solo", side: "dealer", samples: LUCK_SAMPLES },
+  { op: "explore", cards: HANDS[4], mode: "friend", samples: LUCK_SAMPLES },
   { op: "explore", cards: HANDS[0], mode: "solo", samples: 0 },
   { op: "house_way", cards: "As As 8d 8c Ks 7h 4d" },
   { op: "luck", cards: HANDS[0], mode: "friend", side: "dealer" },
