@@ -1,0 +1,160 @@
+// The table's socket (docs/protocol.md): one WebSocket at a time, reconnected
+// after a drop, and a send() whose promise the server's reply settles.
+//
+//   const transport = createTransport({ url, onState, onError, onStatus });
+//   transport.connect();
+//   const frame = await transport.send({ type: "stake", amount: 20 });
+//
+// - Every message gets an id: this page load's random prefix and a counter.
+//   Its reply carries the same id: a `state` (or `pong`) frame resolves the
+//   promise with the frame; an `error` frame rejects it with a SocketError
+//   ({error, detail}).
+// - A socket is live from its first `state` frame (an open socket alone is
+//   not enough). Messages are written only to a live socket; one sent while
+//   none is live waits for the next.
+// - A message stays unanswered until its reply arrives. When a socket closes
+//   before that, the next live socket sends it again unchanged, with the SAME
+//   id: the server applies an action once per seat and id and answers the
+//   resend with the same result (`"replayed": true`), which resolves the
+//   promise. A promise is settled once; a second reply to its id is only a
+//   state frame. A message unanswered after MAX_SENDS live sockets is given up
+//   (`not_answered`).
+// - Close codes: 4401 reconnects once if the socket had been live (a session
+//   replaced by a password change in this browser), else it is final; 4403
+//   and 4429 are final; any other close reconnects with a growing delay. A
+//   final close rejects what is unanswered (`closed`).
+
+export const MAX_SENDS = 3;
+export const REASON_TOO_MANY_SOCKETS = "Too many table sockets open for this account.";
+
+/** An error frame's {error, detail} (or the transport's own: closed, not_answered). */
+export class SocketError extends Error {
+  constructor(error, detail, frame = null) {
+    super(detail);
+    this.name = "SocketError";
+    this.error = error;
+    this.detail = detail;
+    this.frame = frame;
+  }
+}
+
+/** A random id prefix for this page load, e.g. "9f2c41a07be3d815". */
+export function randomPrefix(crypto = globalThis.crypto) {
+  return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** What a close means: the status to show and the delay before the next
+ * socket (null: none). `retry` is the how-many-th reconnect after a drop. */
+export function closeOutcome({ code, reason }, { wasLive, retry }) {
+  if (code === 4401) {
+    return wasLive ? { status: "reconnecting", delay: 300 } : { status: "signed_out", delay: null };
+  }
+  if (code === 4429) {
+    return { status: reason === REASON_TOO_MANY_SOCKETS ? "too_many_sockets" : "too_many_messages", delay: null };
+  }
+  if (code === 4403) return { status: "no_seat", delay: null };
+  return { status: "lost", delay: 500 * retry };
+}
+
+export function createTransport({
+  url,
+  onState = () => {},
+  onError = () => {},
+  onStatus = () => {},
+  idPrefix = randomPrefix(),
+  WebSocket = globalThis.WebSocket,
+  setTimeout = globalThis.setTimeout,
+}) {
+  let socket = null;
+  let live = false;
+  let wasLive = false; // the last socket had been live: a 4401 may be a replaced session
+  let retry = 0;
+  let nextId = 1;
+  // id -> {message, resolve, reject, sends, socket}: `socket` is the one it was
+  // last written to (null: not written to the live one yet).
+  const unanswered = new Map();
+
+  function write(id, entry) {
+    if (entry.sends >= MAX_SENDS) {
+      unanswered.delete(id);
+      entry.reject(new SocketError("not_answered", "The table did not answer. Reload the page to play on."));
+      return;
+    }
+    entry.sends += 1;
+    entry.socket = socket;
+    socket.send(JSON.stringify({ ...entry.message, id }));
+  }
+
+  function flush() {
+    for (const [id, entry] of [...unanswered]) if (entry.socket !== socket) write(id, entry);
+  }
+
+  function send(message) {
+    const id = `${idPrefix}-${nextId++}`;
+    return new Promise((resolve, reject) => {
+      const entry = { message, resolve, reject, sends: 0, socket: null };
+      unanswered.set(id, entry);
+      if (live) write(id, entry);
+    });
+  }
+
+  function settle(frame) {
+    const entry = frame.id === undefined ? undefined : unanswered.get(frame.id);
+    if (!entry) return false;
+    unanswered.delete(frame.id);
+    if (frame.type === "error") entry.reject(new SocketError(frame.error, frame.detail, frame));
+    else entry.resolve(frame);
+    return true;
+  }
+
+  function receive(frame) {
+    if (frame.type === "state") {
+      const first = !live;
+      live = true;
+      wasLive = true;
+      onState(frame);
+      settle(frame);
+      if (first) flush();
+      return;
+    }
+    if (!settle(frame) && frame.type === "error") onError(new SocketError(frame.error, frame.detail, frame));
+  }
+
+  function fail(reason) {
+    for (const entry of unanswered.values()) entry.reject(new SocketError("closed", reason));
+    unanswered.clear();
+  }
+
+  function connect() {
+    const current = new WebSocket(url);
+    socket = current;
+    current.addEventListener("open", () => {
+      retry = 0;
+    });
+    current.addEventListener("message", (event) => {
+      if (socket === current) receive(JSON.parse(event.data));
+    });
+    current.addEventListener("close", (event) => {
+      if (socket !== current) return;
+      live = false;
+      const next = Math.min(retry + 1, 5);
+      const { status, delay } = closeOutcome(event, { wasLive, retry: next });
+      if (status === "lost") retry = next;
+      if (status === "reconnecting") wasLive = false; // one new socket; refused again, it stops
+      onStatus(status);
+      if (delay === null) fail("The connection to the table closed.");
+      else setTimeout(connect, delay);
+    });
+  }
+
+  return {
+    connect,
+    send,
+    get live() {
+      return live;
+    },
+    get unanswered() {
+      return unanswered.size;
+    },
+  };
+}
