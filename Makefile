@@ -21,7 +21,7 @@ BUILD_ONLY_SECRET := collectstatic-only-not-a-secret-collectstatic-only-not-a-se
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup run serve production-env static test test-sqlite lint typecheck audit bench clean
+.PHONY: setup run serve production-env static test test-sqlite test-js lint typecheck audit bench clean
 
 setup: $(VENV)/.synced frontend/node_modules/.installed frontend/build/manifest.json migrate
 
@@ -77,7 +77,7 @@ production-env:
 # The whole suite with the environment as given (CI sets DATABASE_URL and
 # REDIS_URL); then, when a server database was used, the database tests again
 # on the embedded SQLite default so both backends are covered.
-test: setup lint typecheck
+test: setup lint typecheck test-js
 	@echo "==> running the test suite ($${DATABASE_URL:+PostgreSQL}$${DATABASE_URL:-embedded SQLite})"
 	$(PY) -m pytest $(PYTEST_ARGS)
 	@if [ -n "$$DATABASE_URL" ]; then $(MAKE) --no-print-directory test-sqlite; fi
@@ -85,6 +85,12 @@ test: setup lint typecheck
 test-sqlite: setup
 	@echo "==> running the database tests again on embedded SQLite, in-memory layer, eager Celery"
 	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services" $(wildcard tests/foundation tests/accounts tests/games tests/api tests/security) $(PYTEST_ARGS)
+
+# The browser client's pure modules (frontend/test/: the table's state and
+# its transport against a fake WebSocket) under Node's own test runner.
+test-js:
+	@echo "==> node --test frontend/test"
+	@node --test --test-reporter=spec frontend/test/*.test.mjs
 
 lint: $(VENV)/.synced
 	@echo "==> ruff"
