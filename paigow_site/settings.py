@@ -284,6 +284,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "A player's own hand history, sessions and decision-skill reports.",
     "VERSION": VERSION,
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs page's Swagger UI is served from the site's own static files
+    # (drf-spectacular-sidecar), never a CDN, and checks nothing elsewhere.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # Production hardening: secure cookies, HSTS, HTTPS redirect behind a proxy.

@@ -36,7 +36,13 @@ TABLE_ID = OpenApiParameter(
 
 
 class FilterBackend(DjangoFilterBackend):
-    """django-filter's backend, with a cross-field error under DRF's own key."""
+    """django-filter's backend, with a cross-field error under DRF's own key,
+    and no filter form on the browsable API (DRF's button for it carries an
+    inline style, which the site's policy blocks; the page's own form is at
+    /history/)."""
+
+    def to_html(self, request: Request, queryset: Any, view: Any) -> None:
+        return None
 
     def filter_queryset(self, request: Request, queryset: Any, view: Any) -> Any:
         filterset = self.get_filterset(request, queryset, view)

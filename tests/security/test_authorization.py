@@ -59,6 +59,8 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "api:skill-report": API_SIGNED_IN,
     "api:schema": EVERYONE_200,  # public: the shape of the API, no data
     "api:docs": EVERYONE_200,
+    "api:docs-css": EVERYONE_200,  # Swagger UI's stylesheet, its data: icons moved
+    "api:docs-image": (404, 404, 404, 404, 404),  # "As.png" is none of those icons
     "history:hands": SIGNED_IN,
     "history:export": SIGNED_IN,
     "history:deal": SEATED,
