@@ -30,6 +30,25 @@ class Settlement:
     other_foul: bool
     score: float
 
+    def mirror(self) -> Settlement:
+        """The same deal from the other side's point of view.
+
+        >>> s = settle(mode="friend", front="As 2d", back="9s 9h 5d 4c 2c",
+        ...            other_front="Kh Qc", other_back="8s 8h 5c 4d 2h")
+        >>> m = s.mirror()
+        >>> m.result, m.front, m.back, m.score, m.mirror() == s
+        ('loss', 'loss', 'loss', 0.0, True)
+        """
+        result = mirror_result(self.result)
+        return Settlement(
+            result=result,
+            front=mirror_part(self.front),
+            back=mirror_part(self.back),
+            foul=self.other_foul,
+            other_foul=self.foul,
+            score=SCORES[result],
+        )
+
 
 def check_mode(mode: str) -> Mode:
     """Validate a table mode.
