@@ -4,11 +4,11 @@
         .venv/bin/python benchmarks/profile_deal.py [--deals 50] [--cprofile STEP] [--queries STEP]
 
 Runs ``--deals`` whole friend deals through the same calls the table socket
-makes (each message through ``services.client_message_apply`` with an id, as
-the page sends them, reading both seats' views in its transaction with
-``selectors.seat_views``, as the acting socket does before it answers and
-pushes the other seat's view), after the socket's check that its session
-still signs its user in (``socket_auth.session_holds``), on the database in the environment (the
+makes (each message through ``games.realtime.apply.message_apply`` with an
+id, as the page sends them, which reads both seats' views in its transaction,
+as the acting socket does before it answers and pushes the other seat's
+view), after the socket's check that its session still signs its user in
+(``games.realtime.session.session_holds``), on the database in the environment (the
 embedded SQLite when none), and prints the median time and the query count of
 every step, the views included. ``--cprofile STEP`` prints the top of a
 cProfile of that step (e.g. ``lock2``); ``--queries STEP`` the SQL of its
@@ -45,7 +45,10 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from games import consumers, selectors, services, socket_auth, tasks
+    from games import selectors, services, tasks
+    from games.realtime import session as socket_auth
+    from games.realtime.apply import message_apply
+    from games.realtime.messages import Message
     from games.engine import house_way
     from games.models import Invite
 
@@ -91,16 +94,8 @@ def main() -> None:
 
         def run():
             assert socket_auth.session_holds(session_key=sessions[user.pk], user_id=user.pk)
-            return services.client_message_apply(
-                user=user,
-                table_id=tid,
-                client_id=next(ids),
-                kind=kind,
-                fields=fields,
-                action=lambda: consumers.ACTIONS[kind](user, tid, fields),
-                then=lambda table, seats, latest: selectors.seat_views(
-                    table=table, seats=seats, latest=latest
-                ),
+            return message_apply(
+                user=user, table_id=tid, message=Message(kind, fields, next(ids))
             )
 
         return run

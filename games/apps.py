@@ -7,4 +7,4 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         # Signal receivers that close a user's table sockets when a session ends.
-        from . import socket_auth  # noqa: F401
+        from .realtime import session  # noqa: F401

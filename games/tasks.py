@@ -1,4 +1,9 @@
-"""Celery tasks: thin wrappers that take ids and call ``games.upkeep``.
+"""Celery tasks, and the queueing of the ones a transition asks for.
+
+The tasks are thin wrappers that take ids and call ``games.upkeep`` (or
+``games.reports``). ``report_refresh_later`` and ``luck_verify_later`` queue
+them once the current transaction commits, from the process's one queueing
+thread, so the socket's answer never waits for the cache or the broker.
 
 Each task is idempotent (the work is claimed with a conditional update or a
 unique row), so a retry or a duplicate delivery (``acks_late``) has one
@@ -8,12 +13,20 @@ backoff. The schedule is ``CELERY_BEAT_SCHEDULE`` in the settings.
 
 from __future__ import annotations
 
+import functools
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from celery import shared_task
-from django.db import InterfaceError, OperationalError
+from django.conf import settings
+from django.core.cache import BaseCache, caches
+from django.db import InterfaceError, OperationalError, transaction
 
-from . import upkeep
+from . import reports, upkeep
+
+log = logging.getLogger(__name__)
 
 RETRY = {
     "bind": True,
@@ -39,7 +52,7 @@ def invites_expire(self: Any) -> int:
 
 @shared_task(name="games.report_refresh", **RETRY)
 def report_refresh(self: Any, user_id: int) -> bool:
-    return upkeep.report_refresh(user_id=user_id)
+    return reports.report_refresh(user_id=user_id)
 
 
 @shared_task(name="games.luck_verify", **RETRY)
@@ -55,3 +68,90 @@ def luck_audit(self: Any, size: int | None = None) -> dict[str, int]:
 @shared_task(name="games.client_messages_forget", **RETRY)
 def client_messages_forget(self: Any) -> int:
     return upkeep.client_messages_forget()
+
+
+# --- queueing on commit ---------------------------------------------------------
+
+
+@functools.cache
+def _marks() -> BaseCache:
+    """The default cache, one client for the whole process.
+    (``django.core.cache.cache`` keeps a client per context, and each table
+    socket's calls run in a context of their own: with Redis, every socket
+    would open connections of its own.)"""
+    return caches.create_connection("default")
+
+
+def report_refresh_later(*, user_ids: list[int]) -> None:
+    """After the current transaction commits, queue a refresh of each player's
+    aggregates, at most one a ``REPORT_REFRESH_SECONDS`` window (a failing
+    broker or cache is logged, never raised into the reveal).
+
+    A refresh rebuilds all of a player's buckets, and a player can reveal a
+    deal every few seconds: one rebuild a window, run just after the window
+    ends, covers every reveal in it. Until then the report sums the hands
+    (``reports.skill_report``), so it is never behind, only slower to read."""
+    window = settings.REPORT_REFRESH_SECONDS
+
+    def queue() -> None:
+        task = report_refresh
+        for user_id in user_ids:
+            if not window:
+                task.delay(user_id)
+            elif _marks().add(f"report-refresh:{user_id}", True, timeout=window):
+                # Due after the mark expires: a reveal the mark held back has
+                # committed before this runs.
+                task.apply_async((user_id,), countdown=window + 1)
+
+    if not window or _eager():  # the refresh runs in this process: as before
+        transaction.on_commit(queue, robust=True)
+        return
+    # Deferred, the refresh is due a window later anyway: queue it on the
+    # process's queueing thread, so the reveal's answer does not wait for the
+    # cache and the broker (on_commit hooks run before the socket can answer;
+    # under load they took up to 0.4 s there, docs/benchmarks.md).
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue), robust=True)
+
+
+def _eager() -> bool:
+    return bool(report_refresh.app.conf.task_always_eager)
+
+
+@functools.cache
+def _queueing() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(1, thread_name_prefix="report-refresh-queue")
+
+
+def _logged(
+    queue: Callable[[], None],
+    failed: str = "queueing a report refresh failed; the report sums the hands meanwhile",
+) -> None:
+    try:
+        queue()
+    except Exception:
+        log.exception(failed)
+
+
+def refreshes_queued_wait() -> None:
+    """Wait until every refresh handed to the queueing thread is queued."""
+    _queueing().submit(lambda: None).result()
+
+
+
+
+def luck_verify_later(*, hand_id: int) -> None:
+    """Once the current transaction commits, queue ``games.luck_verify`` for
+    the hand (not at all if it rolls back). As with the report refresh, the
+    broker is reached from the process's queueing thread, so the socket's
+    answer does not wait for it (embedded, the check runs at once, in the
+    callback); a broker that is down is logged, and the beat audit checks the
+    estimate later."""
+
+    def queue() -> None:
+        luck_verify.delay(hand_id)
+
+    if _eager():
+        transaction.on_commit(queue, robust=True)
+        return
+    failed = f"queueing the luck check of hand {hand_id} failed; the beat audit checks it later"
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)

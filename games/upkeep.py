@@ -7,11 +7,9 @@ on two workers at once, has one effect; a second run finds nothing to do.
 
 - ``tables_close_idle``: finish tables nobody touched for ``TABLE_IDLE_HOURS``;
 - ``invites_expire``: withdraw invite links past their expiry;
-- ``report_refresh``: rebuild one player's skill-report aggregates (queued
-  after each reveal, on commit);
 - ``luck_verify``: re-derive one luck estimate from the deterministic draw
-  (rules §6) right after it is recorded (queued on commit,
-  ``luck_verify_later``), and flag it when it does not match;
+  (rules §6) right after it is recorded (queued on commit by
+  ``tasks.luck_verify_later``), and flag it when it does not match;
 - ``luck_audit_sample``: the same for a sample of stored estimates that were
   never checked (recorded before the check existed, or whose check was lost);
 - ``client_messages_forget``: delete the socket message ids kept against
@@ -20,33 +18,24 @@ on two workers at once, has one effect; a second run finds nothing to do.
 
 from __future__ import annotations
 
-import functools
 import logging
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
-from decimal import Decimal
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
-from django.core.cache import BaseCache, caches
 from django.db import transaction
-from django.db.models import Count, F, Q, Sum, Value
-from django.db.models.functions import Concat, Substr, TruncDate
+from django.db.models import F
 from django.utils import timezone
 
-from . import broadcast, engine
+from . import engine
 from .models import (
     ClientMessage,
-    Deal,
     Hand,
     Invite,
     LuckAudit,
-    PlayerReport,
-    ReportBucket,
     Table,
 )
+from .realtime import broadcast
 
 log = logging.getLogger(__name__)
 
@@ -130,131 +119,6 @@ def client_messages_forget(*, now: Any = None, batch: int = 5000) -> int:
     return deleted
 
 
-# --- report aggregates --------------------------------------------------------
-
-
-def revealed_count(*, user_id: int) -> int:
-    """How many revealed hands the player has (the aggregates' freshness test)."""
-    return Hand.objects.filter(
-        seat__user_id=user_id, deal__status=Deal.Status.REVEALED
-    ).count()
-
-
-def _buckets(user_id: int) -> list[dict[str, Any]]:
-    """The player's revealed hands grouped by mode, house-way row and day, in
-    one query. A departure is a front that is not the house way's two cards
-    (codes are two characters, so the other order is swapped by hand)."""
-    swapped = Concat(Substr("front", 4, 2), Value(" "), Substr("front", 1, 2))
-    followed = Q(front=F("house_front")) | Q(house_front=swapped)
-    return list(
-        Hand.objects.filter(seat__user_id=user_id, deal__status=Deal.Status.REVEALED)
-        .annotate(day=TruncDate("deal__revealed_at"), mode=F("deal__table__mode"))
-        .values("mode", "house_row", "day")
-        .annotate(deals=Count("pk"), departures=Count("pk", filter=~followed),
-                  skill_sum=Sum("skill"))
-        .order_by()
-    )
-
-
-def report_refresh(*, user_id: int) -> bool:
-    """Rebuild the player's skill-report aggregates when they are behind.
-    Returns whether anything was written (False: already current, or no
-    such player any more)."""
-    if not get_user_model().objects.filter(pk=user_id).exists():
-        return False
-    PlayerReport.objects.get_or_create(user_id=user_id)
-    with transaction.atomic():
-        report = PlayerReport.objects.select_for_update().get(user_id=user_id)
-        groups = _buckets(user_id)
-        hands = sum(g["deals"] for g in groups)
-        if report.refreshed_at is not None and hands == report.hands:
-            return False
-        ReportBucket.objects.filter(report=report).delete()
-        ReportBucket.objects.bulk_create(
-            ReportBucket(
-                report=report, mode=g["mode"], row=g["house_row"], day=g["day"],
-                deals=g["deals"], departures=g["departures"],
-                skill_sum=Decimal(g["skill_sum"] or 0),
-            )
-            for g in groups
-        )
-        # The claim: only the version this call read moves on.
-        claimed = PlayerReport.objects.filter(pk=report.pk, version=report.version).update(
-            hands=hands, version=report.version + 1, refreshed_at=timezone.now()
-        )
-        if not claimed:  # pragma: no cover - the row lock makes this unreachable
-            transaction.set_rollback(True)
-            return False
-    return True
-
-
-@functools.cache
-def _marks() -> BaseCache:
-    """The default cache, one client for the whole process.
-    (``django.core.cache.cache`` keeps a client per context, and each table
-    socket's calls run in a context of their own: with Redis, every socket
-    would open connections of its own.)"""
-    return caches.create_connection("default")
-
-
-def report_refresh_later(*, user_ids: list[int]) -> None:
-    """After the current transaction commits, queue a refresh of each player's
-    aggregates, at most one a ``REPORT_REFRESH_SECONDS`` window (a failing
-    broker or cache is logged, never raised into the reveal).
-
-    A refresh rebuilds all of a player's buckets, and a player can reveal a
-    deal every few seconds: one rebuild a window, run just after the window
-    ends, covers every reveal in it. Until then the report sums the hands
-    (``history.skill_report``), so it is never behind, only slower to read."""
-    window = settings.REPORT_REFRESH_SECONDS
-
-    def queue() -> None:
-        from .tasks import report_refresh as task
-
-        for user_id in user_ids:
-            if not window:
-                task.delay(user_id)
-            elif _marks().add(f"report-refresh:{user_id}", True, timeout=window):
-                # Due after the mark expires: a reveal the mark held back has
-                # committed before this runs.
-                task.apply_async((user_id,), countdown=window + 1)
-
-    if not window or _eager():  # the refresh runs in this process: as before
-        transaction.on_commit(queue, robust=True)
-        return
-    # Deferred, the refresh is due a window later anyway: queue it on the
-    # process's queueing thread, so the reveal's answer does not wait for the
-    # cache and the broker (on_commit hooks run before the socket can answer;
-    # under load they took up to 0.4 s there, docs/benchmarks.md).
-    transaction.on_commit(lambda: _queueing().submit(_logged, queue), robust=True)
-
-
-def _eager() -> bool:
-    from .tasks import report_refresh as task
-
-    return bool(task.app.conf.task_always_eager)
-
-
-@functools.cache
-def _queueing() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(1, thread_name_prefix="report-refresh-queue")
-
-
-def _logged(
-    queue: Callable[[], None],
-    failed: str = "queueing a report refresh failed; the report sums the hands meanwhile",
-) -> None:
-    try:
-        queue()
-    except Exception:
-        log.exception(failed)
-
-
-def refreshes_queued_wait() -> None:
-    """Wait until every refresh handed to the queueing thread is queued."""
-    _queueing().submit(lambda: None).result()
-
-
 # --- the luck audit -----------------------------------------------------------
 
 
@@ -324,26 +188,6 @@ def luck_verify(*, hand_id: int) -> str | None:
     if not _audit_save(hand, result):
         return None
     return "passed" if result["ok"] else "flagged"
-
-
-def luck_verify_later(*, hand_id: int) -> None:
-    """Once the current transaction commits, queue ``games.luck_verify`` for
-    the hand (not at all if it rolls back). As with the report refresh, the
-    broker is reached from the process's queueing thread, so the socket's
-    answer does not wait for it (embedded, the check runs at once, in the
-    callback); a broker that is down is logged, and the beat audit checks the
-    estimate later."""
-
-    def queue() -> None:
-        from .tasks import luck_verify as task
-
-        task.delay(hand_id)
-
-    if _eager():
-        transaction.on_commit(queue, robust=True)
-        return
-    failed = f"queueing the luck check of hand {hand_id} failed; the beat audit checks it later"
-    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
 
 
 def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:

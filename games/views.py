@@ -12,9 +12,10 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import broadcast, selectors, services, throttles
+from . import selectors, services, throttles
 from .engine.errors import GameError, InviteNotFound, SeatTaken
 from .models import Table
+from .realtime import broadcast
 
 
 @login_required

@@ -12,7 +12,7 @@ django_asgi_app = get_asgi_application()
 from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 
-from games.routing import websocket_urlpatterns
+from games.realtime.routing import websocket_urlpatterns
 from paigow_site.websocket_origin import SameOriginValidator
 
 application = ProtocolTypeRouter(

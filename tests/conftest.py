@@ -111,6 +111,6 @@ def socket_db_calls_finished() -> Iterator[None]:
     next test's rows, or hold a connection while the test database is
     dropped: wait for it, and start the next test with a new pool."""
     yield
-    from games.consumers import stop_db_threads
+    from games.realtime.db_threads import stop_db_threads
 
     stop_db_threads()

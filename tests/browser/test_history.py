@@ -31,12 +31,13 @@ def seed(username: str) -> int:
     services (run inside the live site's database by ``manage.py shell``)."""
     from accounts.models import User
     from games import engine, services
+    from games.services import tables
     from tests.games.support import deck_with
 
     user = User.objects.get(username=username)
     table = services.table_start(user=user, mode="solo")
     for mine, dealer, front, luck in SEED:
-        services._new_deck = lambda m=mine, d=dealer: deck_with(m, d)  # type: ignore[assignment]
+        tables._new_deck = lambda m=mine, d=dealer: deck_with(m, d)  # type: ignore[assignment]
         services.stake_propose(user=user, table_id=table.pk, amount=25)
         deal = services.deal_start(user=user, table_id=table.pk)
         chosen = front.split() if front else list(engine.house_way(mine).setting.front)

@@ -10,7 +10,8 @@ import pytest
 
 from accounts.models import User
 from accounts.throttle import Limiter
-from games import services, throttles
+from games import throttles
+from games.services import tables
 from tests.games.support import assert_ledger_invariants
 
 
@@ -65,10 +66,10 @@ def friend(make_user: Callable[[str], User]) -> User:
 @pytest.fixture
 def rig(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
     """Deal these decks, in order, then shuffle as usual."""
-    shuffle = services._new_deck
+    shuffle = tables._new_deck
 
     def rig(*decks: tuple[str, ...]) -> None:
         queue = list(decks)
-        monkeypatch.setattr(services, "_new_deck", lambda: queue.pop(0) if queue else shuffle())
+        monkeypatch.setattr(tables, "_new_deck", lambda: queue.pop(0) if queue else shuffle())
 
     return rig

@@ -15,7 +15,7 @@ from django.test import Client
 from accounts.models import User
 from games import services
 from games.models import Deal, Hand, LedgerEntry, Seat, Table
-from games.protocol import MESSAGES
+from games.realtime.messages import MESSAGES
 from paigow_site.asgi import application
 from tests.games.support import STRONG, WEAK, deck_with, house_front
 

@@ -22,6 +22,9 @@ from django.db import DatabaseError, connection
 from accounts.models import User
 from games import selectors, services
 from games.models import ClientMessage, Deal, Hand, Invite, LedgerEntry, Seat, Table
+from games.realtime import consumer
+from games.realtime.apply import Applied, message_apply
+from games.realtime.messages import Message
 from tests.games.support import (
     STRONG,
     WEAK,
@@ -124,9 +127,7 @@ def test_faults_in_every_transition_of_a_friend_deal(
             user=player, table_id=t, deal_number=1, wins=50, pushes=20, losses=50),
         lambda: rebet_seen(friend, t),
         lambda: rebet_seen(player, t),
-        lambda: services.client_message_apply(
-            user=player, table_id=t, client_id="x", kind="deal", fields={},
-            action=lambda: services.deal_start(user=player, table_id=t)),
+        lambda: message_apply(user=player, table_id=t, message=Message("deal", {}, "x")),
     ]
     counts = [inject_everywhere(step) for step in steps]
     assert counts[4] >= 8  # the reveal writes at least 2 hands, 2 seats, 2 bulk inserts, deal, table
@@ -158,18 +159,18 @@ async def test_a_fault_over_the_socket_is_a_server_error_and_the_resend_applies_
     before = await database_sync_to_async(everything)()
     lock = {"type": "lock", "front": house_front(WEAK), "id": "reveal"}
 
-    original = services.client_message_apply
+    original = consumer.message_apply
 
-    def failing(**kwargs: Any) -> bool:
+    def failing(**kwargs: Any) -> Applied:
         # The last write of the transition: the id itself, after the reveal.
         with connection.execute_wrapper(_fail_on("games_clientmessage")):
             return original(**kwargs)
 
-    services.client_message_apply = failing  # type: ignore[assignment]
+    consumer.message_apply = failing  # type: ignore[assignment]
     try:
         reply = await grace.send(lock)
     finally:
-        services.client_message_apply = original  # type: ignore[assignment]
+        consumer.message_apply = original  # type: ignore[assignment]
     assert reply["error"] == "server_error" and reply["id"] == "reveal"
     assert await database_sync_to_async(everything)() == before
     INJECTED["faults"] += 1

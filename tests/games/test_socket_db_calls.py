@@ -15,9 +15,12 @@ from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from games import consumers, services
+from games import services
 from games.engine.errors import StakeTooHigh
 from games.models import ClientMessage, Presence, Seat, Table
+from games.realtime import consumer, db_threads, presence
+from games.realtime.apply import message_apply
+from games.realtime.messages import Message
 from tests.games.support import friend_table
 from tests.games.test_consumers import join
 
@@ -29,11 +32,11 @@ def pool_of(settings: Any) -> Iterator[Any]:
     """Start the sockets' pool afresh with ``n`` threads."""
 
     def size(n: int) -> None:
-        consumers.stop_db_threads()
+        db_threads.stop_db_threads()
         settings.SOCKET_DB_THREADS = n
 
     yield size
-    consumers.stop_db_threads()
+    db_threads.stop_db_threads()
 
 
 async def test_two_sockets_database_calls_run_side_by_side(pool_of: Any) -> None:
@@ -46,7 +49,7 @@ async def test_two_sockets_database_calls_run_side_by_side(pool_of: Any) -> None
         barrier.wait()
         return threading.current_thread().name
 
-    names = await asyncio.gather(consumers.db(meet)(), consumers.db(meet)())
+    names = await asyncio.gather(db_threads.db(meet)(), db_threads.db(meet)())
     assert len(set(names)) == 2
     assert all(name.startswith("table-socket-db") for name in names)
 
@@ -59,9 +62,9 @@ async def test_a_database_thread_gives_its_connection_back_after_each_call(
     if connection.vendor == "sqlite" and connection.is_in_memory_db():
         pytest.skip("Django never closes the in-memory test database's connections")
     pool_of(1)
-    count = await consumers.db(Table.objects.count)()
+    count = await db_threads.db(Table.objects.count)()
     assert count == 0
-    still_open = await consumers.db(lambda: connection.connection is not None)()
+    still_open = await db_threads.db(lambda: connection.connection is not None)()
     assert still_open is False
 
 
@@ -71,15 +74,10 @@ def test_a_socket_message_locks_the_table_once_and_makes_no_savepoint(
     table = friend_table(player, friend)
     fields = {"amount": 5}
     with CaptureQueriesContext(connection) as captured:
-        applied = services.client_message_apply(
-            user=player,
-            table_id=table.pk,
-            client_id="m1",
-            kind="stake",
-            fields=fields,
-            action=lambda: services.stake_propose(user=player, table_id=table.pk, amount=5),
+        applied = message_apply(
+            user=player, table_id=table.pk, message=Message("stake", fields, "m1")
         )
-    assert applied is True
+    assert not applied.replayed
     sql = [q["sql"].upper() for q in captured.captured_queries]
     assert sum('FROM "GAMES_TABLE"' in q for q in sql) == 1  # read (and locked) once
     if connection.features.has_select_for_update:
@@ -90,20 +88,15 @@ def test_a_socket_message_locks_the_table_once_and_makes_no_savepoint(
     assert ClientMessage.objects.filter(client_id='"m1"').count() == 1
 
 
-def test_a_refused_message_inside_the_joined_transaction_leaves_nothing(
+def test_a_refused_message_in_the_messages_transaction_leaves_nothing(
     player: User, friend: User
 ) -> None:
     # The service joins the message's transaction without a savepoint: its
     # refusal must still roll back the whole message, the id included.
     table = friend_table(player, friend)
     with pytest.raises(StakeTooHigh):
-        services.client_message_apply(
-            user=player,
-            table_id=table.pk,
-            client_id="m2",
-            kind="stake",
-            fields={"amount": 5000},
-            action=lambda: services.stake_propose(user=player, table_id=table.pk, amount=5000),
+        message_apply(
+            user=player, table_id=table.pk, message=Message("stake", {"amount": 5000}, "m2")
         )
     assert not ClientMessage.objects.exists()
     table.refresh_from_db()
@@ -131,7 +124,7 @@ def test_sockets_opened_together_beat_spread_over_the_interval() -> None:
     interval = 20.0
     firsts = []
     for _ in range(400):  # a restart reconnects every socket at once
-        delays = consumers.beat_delays(interval, rng)
+        delays = consumer.beat_delays(interval, rng)
         firsts.append(next(delays))
         later = [next(delays) for _ in range(5)]
         assert all(0.9 * interval <= d <= 1.1 * interval for d in later)
@@ -178,13 +171,13 @@ def test_a_socket_is_counted_in_order_with_the_tables_changes(
 
     def change() -> None:
         with transaction.atomic():
-            services._lock_table(table.pk)
+            services.table_lock(table.pk)
             locked.set()
             release.wait(10)
         connections.close_all()
 
     def open_socket() -> None:
-        services.presence_connect(table_id=table.pk, seat_id=seat.pk, channel_name="t!1")
+        presence.presence_connect(table_id=table.pk, seat_id=seat.pk, channel_name="t!1")
         connected.append(True)
         connections.close_all()
 

@@ -27,8 +27,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from accounts.models import User
-from games import engine, protocol, services
+from games import engine, services
 from games.models import ClientMessage, Deal, Presence, Table
+from games.realtime import messages as protocol
 from tests.games.support import (
     STRONG,
     WEAK,

@@ -20,9 +20,10 @@ from channels.db import database_sync_to_async
 from django.db import connection
 
 from accounts.models import User
-from games import protocol, services
+from games import services
 from games.engine import errors as exceptions
 from games.models import ClientMessage, Deal, Table
+from games.realtime import messages as protocol
 from tests.games.support import (
     COPY_A,
     COPY_B,

@@ -15,8 +15,9 @@ from django.core.cache import cache
 from django.db import OperationalError
 from django.utils import timezone
 
-from games import engine, history, selectors, services, tasks, upkeep
+from games import engine, reports, selectors, services, tasks, upkeep
 from games.engine.errors import InviteExpired, InviteRevoked, TableFinished
+from games.history.selectors import HandFilters
 from games.models import (
     ClientMessage,
     Deal,
@@ -27,6 +28,8 @@ from games.models import (
     ReportBucket,
     Table,
 )
+from games.realtime.apply import message_apply
+from games.realtime.messages import Message
 from paigow_site.celery import app
 from tests.games.support import (
     COPY_A,
@@ -91,7 +94,7 @@ def test_the_beat_schedule_names_registered_tasks() -> None:
 
 
 def test_a_database_hiccup_is_retried(player: Any) -> None:
-    real = upkeep.report_refresh
+    real = reports.report_refresh
     calls: list[int] = []
 
     def flaky(*, user_id: int) -> bool:
@@ -100,7 +103,7 @@ def test_a_database_hiccup_is_retried(player: Any) -> None:
             raise OperationalError("the database went away")
         return real(user_id=user_id)
 
-    with mock.patch.object(upkeep, "report_refresh", flaky):
+    with mock.patch.object(reports, "report_refresh", flaky):
         # Eagerly, a retry runs again at once (a worker waits with backoff).
         result = tasks.report_refresh.apply(args=[player.pk], throw=False)
     assert result.get() is True
@@ -202,7 +205,7 @@ def test_each_reveal_queues_a_refresh_of_both_players(
     ):
         with django_capture_on_commit_callbacks(execute=True):
             services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
-        upkeep.refreshes_queued_wait()  # a deferred refresh is queued on its own thread
+        tasks.refreshes_queued_wait()  # a deferred refresh is queued on its own thread
     queued = [c.args[0] for c in delay.call_args_list] + [
         c.args[0][0] for c in later.call_args_list
     ]
@@ -225,7 +228,7 @@ def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
     assert PlayerReport.objects.get(user=player).version == version
 
     from_rows = _report_without_aggregates(player)
-    from_aggregates = history.skill_report(user=player)
+    from_aggregates = reports.skill_report(user=player)
     assert from_aggregates == from_rows
     assert from_aggregates["total"]["deals"] == 3
     assert from_aggregates["total"]["departures"] == 1
@@ -241,10 +244,10 @@ def test_stale_aggregates_are_not_used(
         play(player, table, STRONG, WEAK)
     play(player, table, SPLIT_A, SPLIT_B, front=["2h", "4d"])  # no refresh ran for this one
     assert PlayerReport.objects.get(user=player).hands == 1
-    assert history.skill_report(user=player)["total"]["deals"] == 2
-    assert history.skill_report(user=player) == _report_without_aggregates(player)
-    assert upkeep.report_refresh(user_id=player.pk) is True
-    assert upkeep.report_refresh(user_id=player.pk) is False
+    assert reports.skill_report(user=player)["total"]["deals"] == 2
+    assert reports.skill_report(user=player) == _report_without_aggregates(player)
+    assert reports.report_refresh(user_id=player.pk) is True
+    assert reports.report_refresh(user_id=player.pk) is False
     assert PlayerReport.objects.get(user=player).hands == 2
 
 
@@ -256,16 +259,16 @@ def test_a_refresh_for_a_player_who_is_gone_does_nothing() -> None:
 @pytest.mark.parametrize(
     "filters",
     [
-        history.HandFilters(mode="solo"),
-        history.HandFilters(mode="friend"),
-        history.HandFilters(date_from=timezone.now().date()),
-        history.HandFilters(date_to=timezone.now().date() - timedelta(days=1)),
-        history.HandFilters(result="win"),
+        HandFilters(mode="solo"),
+        HandFilters(mode="friend"),
+        HandFilters(date_from=timezone.now().date()),
+        HandFilters(date_to=timezone.now().date() - timedelta(days=1)),
+        HandFilters(result="win"),
     ],
 )
 def test_filtered_reports_match_with_and_without_aggregates(
     player: Any, friend: Any, play: Callable[..., Deal], rig: Callable[..., None],
-    filters: history.HandFilters,
+    filters: HandFilters,
 ) -> None:
     table = services.table_start(user=player, mode="solo")
     play(player, table, STRONG, WEAK)
@@ -278,13 +281,13 @@ def test_filtered_reports_match_with_and_without_aggregates(
     services.setting_lock(user=player, table_id=shared.pk, front=house_front(COPY_A))
     services.setting_lock(user=friend, table_id=shared.pk, front=house_front(COPY_B))
     expected = _report_without_aggregates(player, filters)
-    upkeep.report_refresh(user_id=player.pk)
-    assert history.skill_report(user=player, filters=filters) == expected
+    reports.report_refresh(user_id=player.pk)
+    assert reports.skill_report(user=player, filters=filters) == expected
 
 
 def _report_without_aggregates(user: Any, filters: Any = None) -> dict[str, Any]:
-    with mock.patch.object(history, "_filled_from_aggregates", return_value=False):
-        return history.skill_report(user=user, filters=filters)
+    with mock.patch.object(reports, "_filled_from_aggregates", return_value=False):
+        return reports.skill_report(user=user, filters=filters)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -301,7 +304,7 @@ def test_a_broker_that_is_down_never_fails_a_reveal(
         mock.patch.object(tasks.report_refresh, "apply_async", side_effect=down),
     ):
         deal = play(player, table, STRONG, WEAK)
-        upkeep.refreshes_queued_wait()
+        tasks.refreshes_queued_wait()
     deal.refresh_from_db()
     assert deal.revealed
     assert not PlayerReport.objects.filter(user=player).exists()
@@ -399,15 +402,12 @@ def test_a_kept_message_id_still_turns_a_resend_into_a_replay(
     table = friend_table(player, friend)
 
     def stake() -> bool:
-        return services.client_message_apply(
-            user=player, table_id=table.pk, client_id="s1", kind="stake",
-            fields={"amount": 3},
-            action=lambda: services.stake_propose(user=player, table_id=table.pk, amount=3),
-        )
+        message = Message("stake", {"amount": 3}, "s1")
+        return message_apply(user=player, table_id=table.pk, message=message).replayed
 
-    assert stake() is True
-    upkeep.client_messages_forget()  # the id is fresh: kept
     assert stake() is False
+    upkeep.client_messages_forget()  # the id is fresh: kept
+    assert stake() is True
 
 
 def test_a_deferred_refresh_is_queued_off_the_thread_that_answers_the_reveal(
@@ -427,7 +427,7 @@ def test_a_deferred_refresh_is_queued_off_the_thread_that_answers_the_reveal(
     ):
         with django_capture_on_commit_callbacks(execute=True):
             play(player, table, SPLIT_A, SPLIT_B)
-        upkeep.refreshes_queued_wait()
+        tasks.refreshes_queued_wait()
     assert len(threads) == 1
     assert threads[0] != threading.current_thread().name
     assert threads[0].startswith("report-refresh-queue")
@@ -444,16 +444,16 @@ def test_a_player_revealing_often_gets_one_refresh_a_window(
         with django_capture_on_commit_callbacks(execute=True):
             for _ in range(3):
                 play(player, table, SPLIT_A, SPLIT_B)
-        upkeep.refreshes_queued_wait()
+        tasks.refreshes_queued_wait()
     # One rebuild, due after the window: it reads all three reveals.
     assert [(c.args, c.kwargs) for c in queued.call_args_list] == [
         (((player.pk,),), {"countdown": 61})
     ]
-    report = history.skill_report(user=player)  # meanwhile summed from the hands
+    report = reports.skill_report(user=player)  # meanwhile summed from the hands
     assert report["total"]["deals"] == 3
     cache.delete(f"report-refresh:{player.pk}")  # the window ends
     with mock.patch.object(tasks.report_refresh, "apply_async") as queued:
         with django_capture_on_commit_callbacks(execute=True):
             play(player, table, SPLIT_A, SPLIT_B)
-        upkeep.refreshes_queued_wait()
+        tasks.refreshes_queued_wait()
     assert len(queued.call_args_list) == 1

@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games import consumers, selectors, services
+from games import selectors
 from games.models import Table
+from games.realtime.apply import message_apply
+from games.realtime.messages import Message
 from tests.games.support import (
     STRONG,
     WEAK,
@@ -33,23 +35,10 @@ ids = count(1)
 def apply(user: User, table: Table, kind: str, **fields: Any) -> tuple[str, str]:
     """Apply a message as the socket does; (views read in the transaction,
     views read after the commit), as JSON."""
-    held: list[selectors.SeatView] = []
-
-    def read(table_: Table, seats: Any, latest: selectors.LatestDeal | None) -> None:
-        held.extend(selectors.seat_views(table=table_, seats=seats, latest=latest))
-
-    applied = services.client_message_apply(
-        user=user,
-        table_id=table.pk,
-        client_id=next(ids),
-        kind=kind,
-        fields=fields,
-        action=lambda: consumers.ACTIONS[kind](user, table.pk, fields),
-        then=read,
-    )
-    assert applied
+    applied = message_apply(user=user, table_id=table.pk, message=Message(kind, fields, next(ids)))
+    assert not applied.replayed
     fresh = selectors.table_states(table_id=table.pk)
-    return json.dumps(held, sort_keys=True), json.dumps(fresh, sort_keys=True)
+    return json.dumps(applied.views, sort_keys=True), json.dumps(fresh, sort_keys=True)
 
 
 def test_every_step_of_a_deal_pushes_what_a_fresh_read_shows(

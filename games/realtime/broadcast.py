@@ -3,7 +3,7 @@
 The event carries no game data: each seat's consumer answers it by building
 its own view from the database (``selectors.table_state``). (A socket's own
 changes push each seat's view to that seat's group instead:
-``games.consumers``.) Send it only after the change has committed.
+``games.realtime.consumer``.) Send it only after the change has committed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db import transaction
 
-from .models import Table
+from ..models import Table
 
 
 def refresh_event(origin: str | None = None) -> dict[str, Any]:
@@ -30,7 +30,7 @@ def table_changed(*, table: Table) -> None:
 
 def seat_changed(*, table: Table, number: int) -> None:
     """``table_changed`` for the sockets of seat ``number`` only (the group
-    ``<table group>.<number>`` that ``games.consumers`` joins them to): a
+    ``<table group>.<number>`` that ``games.realtime.consumer`` joins them to): a
     change that only that seat's view shows."""
     _refresh_on_commit(f"{table.group_name}.{number}")
 

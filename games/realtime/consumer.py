@@ -1,13 +1,14 @@
 """The table socket: transport only.
 
 It authenticates the connection, checks each frame against the one registry
-in ``games.protocol``, calls a service, and sends the result. It holds no
-rules. A socket's action reads every seat's view once, in the action's own
-transaction (``selectors.seat_views``, built by ``engine.seat_view``); once
-it commits, the socket answers with its own and pushes each other view to
-that seat's own channel-layer group (``<table group>.<seat>``), which only
-that seat's sockets join, so a view only ever travels to the seat allowed to
-see it.
+in ``games.realtime.messages``, applies it (``apply.message_apply``: one
+transaction that opens the table, records the message id, calls the
+registered service and reads every seat's view, each built by
+``engine.seat_view``), and sends the result. It holds no rules. Once the
+message has committed, the socket answers with its own view and pushes each
+other view to that seat's own channel-layer group (``<table group>.<seat>``),
+which only that seat's sockets join, so a view only ever travels to the seat
+allowed to see it.
 Views carry the table's ``version``: pushes from two processes can arrive out
 of order, and a socket never sends a view older than the last it sent.
 Changes made outside a socket (pages, upkeep) and presence changes send the
@@ -20,7 +21,7 @@ row left by a process that died ages out, and the other seat's next heartbeat
 notices and sends a fresh state.
 
 Limits: a user has at most ``SOCKETS_PER_USER`` sockets open
-(``services.presence_connect`` counts them); each socket's messages go
+(``presence.presence_connect`` counts them); each socket's messages go
 through a token bucket (``SOCKET_MESSAGES_PER_SECOND``, bursts of
 ``SOCKET_MESSAGES_BURST``): a message over it is not handled and gets a
 ``too_many_messages`` error frame; another before the bucket has filled up
@@ -29,7 +30,7 @@ flood drains at once instead of queueing behind its own database calls.
 
 Sign-in: the socket re-checks its session with each ``state`` or action
 message and each heartbeat, and closes when its user's group says a session
-ended (``games.socket_auth``).
+ended (``games.realtime.session``).
 
 Close codes: 4401 not signed in, or the session ended; 4403 no seat at this
 table (or no such table); 4429 too many sockets for this user, or too many
@@ -44,19 +45,15 @@ import json
 import logging
 import random
 import time
-from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
-from functools import cache
-from typing import Any, TypeVar
+from collections.abc import Iterator
+from typing import Any
 
-from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import close_old_connections
 
-from . import broadcast, protocol, selectors, services, socket_auth
-from .engine.errors import (
+from .. import selectors
+from ..engine.errors import (
     GameError,
     ServerError,
     SessionEnded,
@@ -64,7 +61,9 @@ from .engine.errors import (
     TooManySockets,
     error_payload,
 )
-from .models import Seat, Table
+from . import broadcast, messages, presence, session
+from .apply import Applied, message_apply
+from .db_threads import db
 
 log = logging.getLogger(__name__)
 
@@ -79,49 +78,6 @@ QUEUED = frozenset({"websocket.receive", "table.state", "table.refresh", "sessio
 REASON_SESSION_ENDED = "Your session ended: sign in again."
 REASON_TOO_MANY_SOCKETS = "Too many table sockets open for this account."
 REASON_TOO_MANY_MESSAGES = "Too many messages too fast."
-
-T = TypeVar("T")
-
-
-@cache
-def _db_threads() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(settings.SOCKET_DB_THREADS, thread_name_prefix="table-socket-db")
-
-
-def stop_db_threads() -> None:
-    """Wait for the database calls in flight and let the threads go; the next
-    call starts a new pool. (Tests use it between tests; a server keeps its
-    pool for its lifetime.)"""
-    if _db_threads.cache_info().currsize:
-        _db_threads().shutdown(wait=True)
-        _db_threads.cache_clear()
-
-
-def db(func: Callable[..., T]) -> Callable[..., Any]:
-    """``func`` run off the event loop on the sockets' database threads.
-
-    Channels' default (``thread_sensitive``) runs every database call of a
-    process on one thread, one after another: one socket's PostgreSQL round
-    trip made every other socket wait (docs/benchmarks.md). Each call here is
-    one whole service transaction or one read, independent of the others, so
-    they can run side by side; one socket's own calls still run in order,
-    because a consumer awaits each before handling its next message.
-
-    Like Channels' ``database_sync_to_async``, it drops a connection that
-    failed or outlived ``CONN_MAX_AGE`` before and after each call; unlike it,
-    Channels' test communicator does not switch that off, since these threads
-    never share a test's transaction.
-    """
-
-    def call(*args: Any, **kwargs: Any) -> T:
-        close_old_connections()
-        try:
-            return func(*args, **kwargs)
-        finally:
-            close_old_connections()
-
-    return sync_to_async(call, thread_sensitive=False, executor=_db_threads())
-
 
 def beat_delays(interval: float, rng: random.Random) -> Iterator[float]:
     """The waits before each heartbeat: the first a random part of
@@ -163,39 +119,6 @@ class MessageBucket:
             return False
         self.tokens -= 1
         return True
-
-
-# Message type -> the service it calls, with the fields it passes.
-ACTIONS: dict[str, Callable[[Any, int, dict[str, Any]], object]] = {
-    "stake": lambda user, table_id, f: services.stake_propose(
-        user=user, table_id=table_id, amount=f["amount"]
-    ),
-    "accept_stake": lambda user, table_id, f: services.stake_accept(
-        user=user, table_id=table_id, amount=f["amount"], proposal=f["proposal"]
-    ),
-    "deal": lambda user, table_id, f: services.deal_start(user=user, table_id=table_id),
-    "rebet": lambda user, table_id, f: services.deal_rebet(
-        user=user, table_id=table_id, amount=f["amount"], proposal=f.get("proposal")
-    ),
-    "lock": lambda user, table_id, f: services.setting_lock(
-        user=user,
-        table_id=table_id,
-        front=f["front"],
-        back=f.get("back"),
-        confirm_foul=f.get("confirm_foul", False),
-        deal_number=f.get("deal"),
-    ),
-    "invite_new": lambda user, table_id, f: services.invite_create(user=user, table_id=table_id),
-    "invite_revoke": lambda user, table_id, f: services.invite_revoke(user=user, table_id=table_id),
-    "luck": lambda user, table_id, f: services.luck_record(
-        user=user,
-        table_id=table_id,
-        deal_number=f["deal"],
-        wins=f["wins"],
-        pushes=f["pushes"],
-        losses=f["losses"],
-    ),
-}
 
 
 class TableConsumer(AsyncWebsocketConsumer):
@@ -280,7 +203,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         # The origin is exactly this site's (paigow_site.websocket_origin).
         self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode("latin-1")
         try:
-            await db(services.presence_connect)(
+            await db(presence.presence_connect)(
                 table_id=self.table_id, seat_id=seat.pk, channel_name=self.channel_name
             )
         except TooManySockets:
@@ -290,7 +213,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.channel_layer.group_add(self.seat_group(self.seat_number), self.channel_name)
         await self.channel_layer.group_add(
-            socket_auth.user_group(self.user_id), self.channel_name
+            session.user_group(self.user_id), self.channel_name
         )
         await self.send_state()
         await self.tell_others()
@@ -310,9 +233,9 @@ class TableConsumer(AsyncWebsocketConsumer):
                 self.seat_group(self.seat_number), self.channel_name
             )
             await self.channel_layer.group_discard(
-                socket_auth.user_group(self.user_id), self.channel_name
+                session.user_group(self.user_id), self.channel_name
             )
-            await db(services.presence_disconnect)(channel_name=self.channel_name)
+            await db(presence.presence_disconnect)(channel_name=self.channel_name)
             await self.tell_others()
 
     async def beat(self) -> None:
@@ -335,7 +258,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         SessionEnded when the socket's session no longer signs its user in:
         an idle socket notices within a heartbeat."""
         self.check_session()
-        services.presence_heartbeat(seat_id=self.seat_id, channel_name=self.channel_name)
+        presence.presence_heartbeat(seat_id=self.seat_id, channel_name=self.channel_name)
         return selectors.other_connected(table_id=self.table_id, seat_number=self.seat_number)
 
     def seat_group(self, number: int) -> str:
@@ -350,7 +273,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     def check_session(self) -> None:
         """SessionEnded unless this socket's session still signs its user in."""
-        if not socket_auth.session_holds(session_key=self.session_key, user_id=self.user_id):
+        if not session.session_holds(session_key=self.session_key, user_id=self.user_id):
             raise SessionEnded()
 
     async def end_session(self, exc: SessionEnded, message_id: str | int | None = None) -> None:
@@ -395,7 +318,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return False
         self.warned = True
         try:
-            message_id = protocol.message_id(protocol.decode(text_data))
+            message_id = messages.message_id(messages.decode(text_data))
         except GameError:
             message_id = None
         await self.send_error(TooManyMessages(), message_id)
@@ -406,10 +329,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         raw: Any = None
         try:
-            raw = protocol.decode(text_data, bytes_data)
-            message = protocol.validate(raw)
+            raw = messages.decode(text_data, bytes_data)
+            message = messages.validate(raw)
         except GameError as exc:
-            await self.send_error(exc, protocol.message_id(raw))
+            await self.send_error(exc, messages.message_id(raw))
             return
         if message.type == "ping":
             await self.send_frame({"type": "pong"}, message.id)
@@ -423,7 +346,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_state(message.id, state=own)
             return
         try:
-            applied, state, views = await db(self.perform_then_read)(message)
+            applied = await db(self.apply_signed_in)(message)
         except SessionEnded as exc:
             await self.end_session(exc, message.id)
             return
@@ -434,50 +357,31 @@ class TableConsumer(AsyncWebsocketConsumer):
             log.exception("table %s: %s failed", self.table_id, message.type)
             await self.send_error(ServerError(), message.id)
             return
-        if not applied:  # a resend of an id already applied: the same answer, once
-            await self.send_state(message.id, replayed=True, state=state)
+        own = next(v.state for v in applied.views if v.number == self.seat_number)
+        if applied.replayed:  # a resend of an id already applied: the same answer, once
+            await self.send_state(message.id, replayed=True, state=own)
             return
-        # The service's transaction has committed: answer, then tell the others.
-        await self.send_state(message.id, state=state)
-        await self.push_views(views)
+        # The message's transaction has committed: answer, then tell the others.
+        await self.send_state(message.id, state=own)
+        await self.push_views(applied.views)
 
-    def perform_then_read(
-        self, message: protocol.Message
-    ) -> tuple[bool, dict[str, Any] | None, list[selectors.SeatView] | None]:
-        """``perform``; this seat's state for the answer; the views to push
-        (None: tell the table to refresh). One database call: one thread hop
-        and one connection check fewer a message.
-
-        A message with an ``id`` (the page's always have one) gets every
-        seat's view read in its own transaction; one without, after the
-        commit. A resend reads its own state only. If a read after the commit
-        fails, None asks for it again instead of reporting the committed
-        action as failed. First, SessionEnded if the socket's session ended
-        (nothing runs)."""
+    def apply_signed_in(self, message: messages.Message) -> Applied:
+        """``message_apply`` after ``check_session``: SessionEnded if the
+        socket's session ended (nothing runs). One database call: one thread
+        hop and one connection check a message."""
         self.check_session()
-        views: list[selectors.SeatView] = []
-        applied = self.perform(message, views)
-        try:
-            if not applied:
-                return applied, self.read_state(), []
-            if not views:
-                views = selectors.table_states(table_id=self.table_id, base_url=self.base_url)
-        except Exception:
-            log.exception(
-                "table %s: reading the state after %s failed", self.table_id, message.type
-            )
-            return applied, None, None if applied else []
-        own = next(v.state for v in views if v.number == self.seat_number)
-        return applied, own, views
+        return message_apply(
+            user=self.scope["user"],
+            table_id=self.table_id,
+            message=message,
+            base_url=self.base_url,
+        )
 
-    async def push_views(self, views: list[selectors.SeatView] | None) -> None:
+    async def push_views(self, views: list[selectors.SeatView]) -> None:
         """Send each seat's view to that seat's group (this socket's own other
-        tabs included), when it has a socket to send it to; a bare refresh
-        when the views could not be read. (A socket that opens after the read
-        reads its own first view after this change committed.)"""
-        if views is None:
-            await self.tell_others()
-            return
+        tabs included), when it has a socket to send it to. (A socket that
+        opens after the read reads its own first view after this change
+        committed.)"""
         for view in views:
             others = view.sockets - (view.number == self.seat_number)
             if others > 0:
@@ -485,37 +389,6 @@ class TableConsumer(AsyncWebsocketConsumer):
                     self.seat_group(view.number),
                     {"type": "table.state", "state": view.state, "origin": self.channel_name},
                 )
-
-    def perform(self, message: protocol.Message, views: list[selectors.SeatView]) -> bool:
-        """Run the message's service; with an ``id``, at most once per seat and id
-        (False: this id was applied before, nothing ran). ``views`` gets the
-        seats' views, read in the action's transaction (with an ``id`` only)."""
-        user = self.scope["user"]
-
-        def action() -> object:
-            return ACTIONS[message.type](user, self.table_id, message.fields)
-
-        def read(
-            table: Table, seats: tuple[Seat, Seat], latest: selectors.LatestDeal | None
-        ) -> None:
-            views.extend(
-                selectors.seat_views(
-                    table=table, seats=seats, latest=latest, base_url=self.base_url
-                )
-            )
-
-        if message.id is None:
-            action()
-            return True
-        return services.client_message_apply(
-            user=user,
-            table_id=self.table_id,
-            client_id=message.id,
-            kind=message.type,
-            fields=message.fields,
-            action=action,
-            then=read,
-        )
 
     async def table_refresh(self, event: dict[str, Any]) -> None:
         """Another seat changed the table: send this seat its own fresh view."""

@@ -2,7 +2,7 @@
 
 from django.urls import URLPattern, path
 
-from .consumers import TableConsumer
+from .consumer import TableConsumer
 
 websocket_urlpatterns: list[URLPattern] = [
     path("ws/tables/<int:table_id>/", TableConsumer.as_asgi()),

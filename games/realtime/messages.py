@@ -1,20 +1,25 @@
-"""The table socket's messages: the one registry of types and their shapes.
+"""The table socket's messages: the one registry of types, shapes and handlers.
 
 Every client frame is checked here before anything else happens: size, JSON,
 an object with a known ``type``, exactly the registered fields with the right
 types and sizes, and an optional ``id`` (echoed in the reply). Anything else
 is a ``BadMessage``/``UnknownMessage`` and changes nothing. The rules are not
-checked here (the services and the engine do that); only the shape is.
+checked here (the services and the engine do that); only the shape is. Each
+type is registered with the service that handles it, in the transaction
+``apply.message_apply`` opens.
 ``docs/protocol.md`` documents the same registry for people.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .engine.errors import BadMessage, UnknownMessage
+from .. import services
+from ..engine.errors import BadMessage, UnknownMessage
+from ..services import OpenTable
 
 MAX_FRAME_CHARS = 2048
 MAX_ID_CHARS = 64
@@ -40,44 +45,129 @@ class Message:
     id: str | int | None = None
 
 
-MESSAGES: dict[str, dict[str, Spec]] = {
+# A message's handler: the service it calls, with the fields it passes, in the
+# transaction of the table ``message_apply`` opened (``OpenTable``).
+Handler = Callable[[Any, int, dict[str, Any], OpenTable], object]
+
+
+@dataclass(frozen=True)
+class MessageType:
+    """One message type: its fields and the service that handles it (None:
+    the socket answers it itself, without a transition)."""
+
+    fields: dict[str, Spec]
+    handler: Handler | None = None
+
+    def __iter__(self) -> Iterator[str]:  # the field names, as a dict's keys
+        return iter(self.fields)
+
+    def __getitem__(self, name: str) -> Spec:
+        return self.fields[name]
+
+
+def _lock(user: Any, table_id: int, f: dict[str, Any], opened: OpenTable) -> object:
+    return services.setting_lock(
+        user=user,
+        table_id=table_id,
+        front=f["front"],
+        back=f.get("back"),
+        confirm_foul=f.get("confirm_foul", False),
+        deal_number=f.get("deal"),
+        opened=opened,
+    )
+
+
+def _luck(user: Any, table_id: int, f: dict[str, Any], opened: OpenTable) -> object:
+    return services.luck_record(
+        user=user,
+        table_id=table_id,
+        deal_number=f["deal"],
+        wins=f["wins"],
+        pushes=f["pushes"],
+        losses=f["losses"],
+        opened=opened,
+    )
+
+
+MESSAGES: dict[str, MessageType] = {
     # Send the full state this seat may see (the server also sends it on connect).
-    "state": {},
-    "ping": {},
+    "state": MessageType({}),
+    "ping": MessageType({}),
     # Propose the next deal's stake (the solo dealer accepts at once).
-    "stake": {"amount": Spec("int", minimum=-MAX_INT)},
+    "stake": MessageType(
+        {"amount": Spec("int", minimum=-MAX_INT)},
+        lambda user, table_id, f, opened: services.stake_propose(
+            user=user, table_id=table_id, amount=f["amount"], opened=opened
+        ),
+    ),
     # Accept the other seat's proposed stake (friend tables): the one the player
     # saw, by its amount and id (``table.proposal``); a changed one is refused.
-    "accept_stake": {
-        "amount": Spec("int", minimum=1),
-        "proposal": Spec("int", maximum=MAX_PROPOSAL),
-    },
+    "accept_stake": MessageType(
+        {"amount": Spec("int", minimum=1), "proposal": Spec("int", maximum=MAX_PROPOSAL)},
+        lambda user, table_id, f, opened: services.stake_accept(
+            user=user,
+            table_id=table_id,
+            amount=f["amount"],
+            proposal=f["proposal"],
+            opened=opened,
+        ),
+    ),
     # Deal at the agreed stake.
-    "deal": {},
+    "deal": MessageType(
+        {},
+        lambda user, table_id, f, opened: services.deal_start(
+            user=user, table_id=table_id, opened=opened
+        ),
+    ),
     # Bet the last stake again (solo: deals at once): the last stake the player
     # saw and, with a friend, the other seat's proposal it may accept.
-    "rebet": {
-        "amount": Spec("int", minimum=1),
-        "proposal": Spec("int", required=False, maximum=MAX_PROPOSAL),
-    },
+    "rebet": MessageType(
+        {
+            "amount": Spec("int", minimum=1),
+            "proposal": Spec("int", required=False, maximum=MAX_PROPOSAL),
+        },
+        lambda user, table_id, f, opened: services.deal_rebet(
+            user=user,
+            table_id=table_id,
+            amount=f["amount"],
+            proposal=f.get("proposal"),
+            opened=opened,
+        ),
+    ),
     # Lock a setting: two cards in front; the back defaults to the other five.
-    "lock": {
-        "front": Spec("cards", count=2),
-        "back": Spec("cards", required=False, count=5),
-        "confirm_foul": Spec("bool", required=False),
-        "deal": Spec("int", required=False, minimum=1),
-    },
+    "lock": MessageType(
+        {
+            "front": Spec("cards", count=2),
+            "back": Spec("cards", required=False, count=5),
+            "confirm_foul": Spec("bool", required=False),
+            "deal": Spec("int", required=False, minimum=1),
+        },
+        _lock,
+    ),
     # The host of a friend table: make a new invite link (the old one stops
     # working), or withdraw the open one.
-    "invite_new": {},
-    "invite_revoke": {},
+    "invite_new": MessageType(
+        {},
+        lambda user, table_id, f, opened: services.invite_create(
+            user=user, table_id=table_id, opened=opened
+        ),
+    ),
+    "invite_revoke": MessageType(
+        {},
+        lambda user, table_id, f, opened: services.invite_revoke(
+            user=user, table_id=table_id, opened=opened
+        ),
+    ),
     # Record the on-device luck estimate of a revealed deal (120 samples).
-    "luck": {
-        "deal": Spec("int", minimum=1),
-        "wins": Spec("int", maximum=10_000),
-        "pushes": Spec("int", maximum=10_000),
-        "losses": Spec("int", maximum=10_000),
-    },
+    "luck": MessageType(
+        {
+            "deal": Spec("int", minimum=1),
+            "wins": Spec("int", maximum=10_000),
+            "pushes": Spec("int", maximum=10_000),
+            "losses": Spec("int", maximum=10_000),
+        },
+        _luck,
+    ),
 }
 
 
@@ -167,11 +257,12 @@ def validate(raw: Any) -> Message:
     kind = raw.get("type")
     if not isinstance(kind, str):
         raise BadMessage("A message needs a “type”.")
-    specs = MESSAGES.get(kind)
-    if specs is None:
+    registered = MESSAGES.get(kind)
+    if registered is None:
         raise UnknownMessage(f"“{kind[:40]}” is not a message type the table understands.")
     if "id" in raw and message_id(raw) is None:
         raise BadMessage(f"An “id” is a string of at most {MAX_ID_CHARS} characters or a number.")
+    specs = registered.fields
     extra = sorted(set(raw) - set(specs) - {"type", "id"})
     if extra:
         raise BadMessage(f"A “{kind}” message has no “{extra[0][:40]}” field.")

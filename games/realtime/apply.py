@@ -1,0 +1,82 @@
+"""One socket message applied: the one way a message travels to a change.
+
+``message_apply`` is what the table socket, the tests and the benchmarks
+call. In one transaction it opens the table (row lock, both seats: an
+``OpenTable``), records the message's id (a resend finds it and nothing runs
+again), calls the message's handler from the registry with that open table,
+and reads both seats' views from what the handler left (the deal and hands
+it read or made are reused, not read again). The caller sends the views
+once this returns, that is once the change has committed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from django.db import transaction
+
+from .. import selectors, services
+from ..engine.errors import IdReused
+from . import message_ids
+from .messages import MESSAGES, Message
+
+
+class Replayed:
+    """The result of a resend: this id was applied before, nothing ran again."""
+
+    def __repr__(self) -> str:
+        return "REPLAYED"
+
+
+REPLAYED = Replayed()
+
+
+class Applied(NamedTuple):
+    """What a message did: the handler's result (``REPLAYED`` for a resend)
+    and every seat's view after it, read in the message's transaction."""
+
+    result: object
+    views: list[selectors.SeatView]
+
+    @property
+    def replayed(self) -> bool:
+        return self.result is REPLAYED
+
+
+def message_apply(*, user: Any, table_id: int, message: Message, base_url: str = "") -> Applied:
+    """Apply one checked socket message (``messages.validate``) for ``user``,
+    at most once per seat and ``id`` when it has one. The id is recorded in
+    the same transaction as the change, so it commits with it or not at all,
+    and survives restarts; an id reused for a different message is refused
+    (``IdReused``). A refused action raises its domain error and changes
+    nothing, its id included."""
+    handler = MESSAGES[message.type].handler
+    if handler is None:
+        raise ValueError(f"“{message.type}” is answered by the socket, not applied.")
+    with transaction.atomic():
+        opened = services.table_open(table_id)
+        seat = opened.seat_of(user)
+        if message.id is not None and not _claim(seat, message):
+            return Applied(REPLAYED, _views(opened, base_url))
+        result = handler(user, opened.table.pk, message.fields, opened)
+        return Applied(result, _views(opened, base_url))
+
+
+def _claim(seat: Any, message: Message) -> bool:
+    """Record the message's id: False when it was applied before (the same
+    message), ``IdReused`` when that id was another message."""
+    assert message.id is not None
+    key = message_ids.message_key(message.id)
+    digest = message_ids.message_digest(message.type, message.fields)
+    if message_ids.message_id_claim(seat, key, message.type, digest):
+        return True
+    seen = message_ids.message_id_seen(seat, key)
+    if seen.type != message.type or seen.digest != digest:
+        raise IdReused()
+    return False
+
+
+def _views(opened: services.OpenTable, base_url: str) -> list[selectors.SeatView]:
+    return selectors.seat_views(
+        table=opened.table, seats=opened.seats, latest=opened.latest, base_url=base_url
+    )

@@ -1,0 +1,60 @@
+"""The table sockets' database threads.
+
+Channels' default (``thread_sensitive``) runs every database call of a
+process on one thread, one after another: one socket's PostgreSQL round trip
+made every other socket wait (docs/benchmarks.md). ``db`` runs them on a pool
+of ``SOCKET_DB_THREADS`` instead, each thread with its own connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from typing import Any, TypeVar
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+
+T = TypeVar("T")
+
+
+@cache
+def _db_threads() -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(settings.SOCKET_DB_THREADS, thread_name_prefix="table-socket-db")
+
+
+def stop_db_threads() -> None:
+    """Wait for the database calls in flight and let the threads go; the next
+    call starts a new pool. (Tests use it between tests; a server keeps its
+    pool for its lifetime.)"""
+    if _db_threads.cache_info().currsize:
+        _db_threads().shutdown(wait=True)
+        _db_threads.cache_clear()
+
+
+def db(func: Callable[..., T]) -> Callable[..., Any]:
+    """``func`` run off the event loop on the sockets' database threads.
+
+    Channels' default (``thread_sensitive``) runs every database call of a
+    process on one thread, one after another: one socket's PostgreSQL round
+    trip made every other socket wait (docs/benchmarks.md). Each call here is
+    one whole service transaction or one read, independent of the others, so
+    they can run side by side; one socket's own calls still run in order,
+    because a consumer awaits each before handling its next message.
+
+    Like Channels' ``database_sync_to_async``, it drops a connection that
+    failed or outlived ``CONN_MAX_AGE`` before and after each call; unlike it,
+    Channels' test communicator does not switch that off, since these threads
+    never share a test's transaction.
+    """
+
+    def call(*args: Any, **kwargs: Any) -> T:
+        close_old_connections()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(call, thread_sensitive=False, executor=_db_threads())

@@ -1,0 +1,43 @@
+"""Writes: every change of a table, each one state transition.
+
+Split by what they change: ``tables`` (opening a table, stakes, deals,
+settings and the reveal), ``invites`` (links and the friend's seat) and
+``luck`` (the devices' estimates). ``transition`` opens a table for one
+transition: the row lock, the seats and the latest deal, passed to the
+service by argument. The socket's own writes (presence, message ids) live in
+``games.realtime``.
+"""
+
+from .invites import INVITE_TOKEN, invite_accept, invite_create, invite_revoke, table_join
+from .luck import LUCK_SAMPLES, luck_record
+from .tables import (
+    deal_rebet,
+    deal_reveal,
+    deal_start,
+    setting_lock,
+    stake_accept,
+    stake_propose,
+    table_start,
+)
+from .transition import OpenTable, table_lock, table_open, transition
+
+__all__ = [
+    "INVITE_TOKEN",
+    "LUCK_SAMPLES",
+    "OpenTable",
+    "deal_rebet",
+    "deal_reveal",
+    "deal_start",
+    "invite_accept",
+    "invite_create",
+    "invite_revoke",
+    "luck_record",
+    "setting_lock",
+    "stake_accept",
+    "stake_propose",
+    "table_join",
+    "table_lock",
+    "table_open",
+    "table_start",
+    "transition",
+]

@@ -1,0 +1,103 @@
+"""Opening a table for one state transition, and what an open table holds.
+
+Every state transition is one ``transaction.atomic`` block that first locks
+the table row. ``transition`` opens one: the locked ``Table``, its two seats
+read once under that lock (with their open-socket counts, which the views
+need), and, once an action has read or made them, the latest deal and its
+hands as the action leaves them. The ``OpenTable`` is passed on by argument:
+a socket message (``games.realtime.apply``) opens the table once, records
+its id and hands the same ``OpenTable`` to the service and then to the views,
+so nothing is locked or read twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection, transaction
+
+from .. import selectors, sql
+from ..engine.errors import NotSeated, TableNotFound
+from ..models import Seat, Table
+
+
+def table_lock(table_id: object) -> Table:
+    """The table row, locked until the transaction ends (what
+    ``select_for_update().get()`` does, written once: every message runs it)."""
+    try:
+        pk = int(table_id)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        raise TableNotFound() from None
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    tables = sql.rows(Table, "SELECT * FROM {table} WHERE id = %s" + lock, [pk])
+    if not tables:
+        raise TableNotFound()
+    return tables[0]
+
+
+@dataclass
+class OpenTable:
+    """A table locked for one transition: the row, its two seats by number,
+    and the latest deal with its hands once read or made (``latest_deal``)."""
+
+    table: Table
+    seats: tuple[Seat, Seat]
+    latest: selectors.LatestDeal | None = None
+
+    def seat_of(self, user: Any) -> Seat:
+        """``user``'s seat at this table, or ``NotSeated``."""
+        if getattr(user, "is_authenticated", False):
+            for seat in self.seats:
+                if seat.user_id is not None and seat.user_id == user.pk:
+                    return seat
+        raise NotSeated()
+
+    def latest_deal(self) -> selectors.LatestDeal:
+        """The latest deal and its hands by seat, read once; the objects an
+        action changes, so the views read after it reuse them."""
+        if self.latest is None:
+            self.latest = selectors.latest_deal(table_id=self.table.pk)
+        return self.latest
+
+    @property
+    def max_stake(self) -> int:
+        """The smaller stack: no stake may be higher."""
+        return min(seat.stack for seat in self.seats)
+
+
+def table_open(table_id: object) -> OpenTable:
+    """Lock the table row and read its seats (call inside a transaction)."""
+    table = table_lock(table_id)
+    first, second = selectors.table_seats(table=table)
+    return OpenTable(table, (first, second))
+
+
+@contextmanager
+def transition(table_id: object, opened: OpenTable | None = None) -> Iterator[OpenTable]:
+    """One state transition: a transaction holding the table row's lock.
+
+    Given the ``OpenTable`` of a transaction already holding this table's lock
+    (a socket message's), the transition runs in it, without a savepoint:
+    anything raised rolls the whole message back, its id included."""
+    if opened is not None:
+        if str(opened.table.pk) != str(table_id):
+            raise TableNotFound()
+        yield opened
+        return
+    with transaction.atomic():
+        yield table_open(table_id)
+
+
+def touch(table: Table, *fields: str) -> None:
+    """Save ``fields`` and mark the table changed: a new ``version`` orders the
+    views the sockets push (``games.realtime``)."""
+    table.version += 1
+    sql.save(table, [*fields, "version", "updated_at"])
+
+
+def join_cards(cards: tuple[str, ...] | list[str]) -> str:
+    """Cards as the database keeps them: codes separated by spaces."""
+    return " ".join(cards)
