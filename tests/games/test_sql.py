@@ -6,11 +6,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.db.models import Model, signals
 from django.forms.models import model_to_dict
 
 from accounts.models import User
 from games import services, sql
-from games.models import Seat, Table
+from games.models import Hand, Invite, Seat, Table
 from tests.games.support import friend_table
 
 pytestmark = pytest.mark.django_db
@@ -56,3 +57,32 @@ def test_rows_are_the_instances_raw_would_make(player: User, friend: User) -> No
     (stored,) = sql.rows(Table, "SELECT * FROM {table} WHERE id = %s", [table.pk])
     assert stored.updated_at == Table.objects.get(pk=table.pk).updated_at
     assert stored.updated_at.tzinfo is not None
+
+
+@pytest.mark.parametrize("model", sql.WRITES, ids=lambda m: m.__name__)
+def test_no_model_it_writes_has_a_save_override_or_a_save_signal(model: type[Model]) -> None:
+    # sql.save skips Model.save: an override or a receiver added to one of
+    # these models would silently not run for the rows every deal writes.
+    assert sql.skipped_hooks(model) == []
+
+
+def test_the_check_notices_a_save_receiver_and_a_save_override(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def receiver(**kwargs: object) -> None:  # pragma: no cover - never sent
+        pass
+
+    signals.post_save.connect(receiver, sender=Hand, weak=False)
+    try:
+        assert sql.skipped_hooks(Hand) == ["Hand has post_save receivers"]
+    finally:
+        signals.post_save.disconnect(receiver, sender=Hand)
+    monkeypatch.setattr(Table, "save", lambda self, *args, **kwargs: None)
+    assert sql.skipped_hooks(Table) == ["Table.save is overridden"]
+
+
+def test_it_refuses_to_write_a_model_outside_its_list(player: User) -> None:
+    table = services.table_start(user=player, mode="friend")
+    invite = Invite.objects.get(table=table)
+    with pytest.raises(TypeError, match="does not write Invite rows"):
+        sql.save(invite, ["revoked_at"])
