@@ -76,7 +76,10 @@ production-env:
 
 # The whole suite with the environment as given (CI sets DATABASE_URL and
 # REDIS_URL); then, when a server database was used, the database tests again
-# on the embedded SQLite default so both backends are covered.
+# on the embedded SQLite default so both backends are covered. That second
+# pass leaves out what would only repeat the first: the tests that start the
+# project in processes of their own with the embedded environment
+# (own_environment) and the slow ones (the socket fuzz, live servers).
 test: setup lint typecheck test-js
 	@echo "==> running the test suite ($${DATABASE_URL:+PostgreSQL}$${DATABASE_URL:-embedded SQLite})"
 	$(PY) -m pytest $(PYTEST_ARGS)
@@ -84,7 +87,7 @@ test: setup lint typecheck test-js
 
 test-sqlite: setup
 	@echo "==> running the database tests again on embedded SQLite, in-memory layer, eager Celery"
-	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services" $(wildcard tests/foundation tests/accounts tests/games tests/api tests/security) $(PYTEST_ARGS)
+	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services and not own_environment and not slow" $(wildcard tests/foundation tests/accounts tests/games tests/api tests/security) $(PYTEST_ARGS)
 
 # The browser client's pure modules (frontend/test/: the table's state and
 # its transport against a fake WebSocket) under Node's own test runner.

@@ -50,6 +50,15 @@ def celery_in_process() -> Iterator[None]:
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test given ``clean_env`` runs the project in processes of its own,
+    with the embedded environment whatever the suite's: the same on both
+    backends, so the SQLite pass of ``make test`` runs it only once."""
+    for item in items:
+        if "clean_env" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.own_environment)
+
+
 @pytest.fixture
 def clean_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     """An environment with none of the service variables: the embedded default."""

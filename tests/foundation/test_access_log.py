@@ -22,7 +22,8 @@ import pytest
 
 from tests.live_site import embedded_env, live_site, migrate
 
-pytestmark = pytest.mark.slow
+# Its own embedded site in its own processes: the same on both backends.
+pytestmark = [pytest.mark.slow, pytest.mark.own_environment]
 PASSWORD = "a long pass phrase 1"
 
 

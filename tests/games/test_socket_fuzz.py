@@ -40,7 +40,7 @@ from tests.games.support import (
 )
 from tests.games.test_consumers import assert_no_leak, db_snapshot, hidden_cards, join
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 Rig = Callable[..., None]
 

@@ -219,6 +219,7 @@ def _shell(env: dict[str, str], code: str) -> Any:
 
 
 @pytest.mark.slow
+@pytest.mark.own_environment  # its own embedded site: the same on both backends
 def test_a_flood_on_a_live_server_is_closed_and_another_table_is_still_answered(
     tmp_path: Path,
 ) -> None:
