@@ -17,7 +17,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -25,7 +25,8 @@ from django.db.models import Count, F, Q, Sum, Value
 from django.db.models.functions import Concat, Substr, TruncDate
 from django.utils import timezone
 
-from .history.selectors import CENTS, HandFilters, left_house_way, mean, revealed_hands
+from . import engine
+from .history.selectors import CENTS, HandFilters, mean, revealed_hands
 from .models import Deal, Hand, PlayerReport, ReportBucket, Table
 
 # --- building the buckets ---------------------------------------------------------
@@ -40,8 +41,8 @@ def revealed_count(*, user_id: int) -> int:
 
 # "Left the house way" in SQL: the front is not the house way's two cards in
 # either order (codes are two characters, so the other order is swapped by
-# hand). The same rule as ``left_house_way`` on the hands, checked against it
-# on many hands in tests/games/test_reports.py.
+# hand). The same rule as ``engine.left_house_way``, checked against it on
+# many hands in tests/games/test_reports.py.
 SWAPPED_FRONT = Concat(Substr("front", 4, 2), Value(" "), Substr("front", 1, 2))
 FOLLOWED = Q(front=F("house_front")) | Q(house_front=SWAPPED_FRONT)
 
@@ -49,7 +50,7 @@ FOLLOWED = Q(front=F("house_front")) | Q(house_front=SWAPPED_FRONT)
 def buckets_grouped(user_id: int) -> list[dict[str, Any]]:
     """The player's revealed hands grouped by mode, house-way row and day, in
     one query: deals, departures from the house way and the skill sum."""
-    return list(
+    groups = (
         Hand.objects.filter(seat__user_id=user_id, deal__status=Deal.Status.REVEALED)
         .annotate(day=TruncDate("deal__revealed_at"), mode=F("deal__table__mode"))
         .values("mode", "house_row", "day")
@@ -57,6 +58,7 @@ def buckets_grouped(user_id: int) -> list[dict[str, Any]]:
                   skill_sum=Sum("skill"))
         .order_by()
     )
+    return cast(list[dict[str, Any]], list(groups))
 
 
 def report_refresh(*, user_id: int) -> bool:
@@ -150,17 +152,20 @@ def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, 
     mode and by day, each with deals, departures from the house way, the skill
     sum and mean. From the stored aggregates when they are current, else
     summed from the hands (the same figures either way)."""
-    total, by_row, by_mode = _Bucket(), defaultdict(_Bucket), defaultdict(_Bucket)
+    total = _Bucket()
+    by_row: dict[str, _Bucket] = defaultdict(_Bucket)
+    by_mode: dict[str, _Bucket] = defaultdict(_Bucket)
     by_day: dict[dt.date, _Bucket] = defaultdict(_Bucket)
     if not _filled_from_aggregates(user, filters, (total, by_row, by_mode, by_day)):
         rows = (
             revealed_hands(user=user, filters=filters)
             .order_by("deal__revealed_at", "deal_id")
-            .values_list("front", "house_front", "house_row", "skill", "deal__table__mode",
-                         "deal__revealed_at")
+            .values_list("front", "back", "house_front", "house_back", "house_row", "skill",
+                         "deal__table__mode", "deal__revealed_at")
         )
-        for front, house_front, row, skill, mode, revealed_at in rows.iterator():
-            left = left_house_way(front, house_front)
+        for front, back, house_front, house_back, row, skill, mode, revealed_at in rows.iterator():
+            assert revealed_at is not None and skill is not None  # set at the reveal
+            left = engine.left_house_way(front, back, house_front, house_back)
             value = Decimal(skill)
             for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
                 bucket.add(value, left)

@@ -7,13 +7,12 @@ render them (money and skill as decimal strings, luck as numbers).
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ..models import RESULTS
-
-PART_RESULTS = ["win", "loss", "copy"]
-MODES = ["solo", "friend"]
+from ..engine import LUCK_SAMPLES, MODES, PARTS, RESULTS
 
 
 def _choice(values: list[str], key: str) -> type[serializers.CharField]:
@@ -28,10 +27,10 @@ def _choice(values: list[str], key: str) -> type[serializers.CharField]:
     return Choice
 
 
-FrontField = _choice(PART_RESULTS, "front")
-BackField = _choice(PART_RESULTS, "back")
+FrontField = _choice(list(PARTS), "front")
+BackField = _choice(list(PARTS), "back")
 ResultField = _choice(list(RESULTS), "result")
-ModeField = _choice(MODES, "mode")
+ModeField = _choice(list(MODES), "mode")
 LuckStatusField = _choice(["pending", "completed"], "luck-status")
 
 
@@ -43,7 +42,7 @@ def _money(help_text: str) -> serializers.DecimalField:
     return serializers.DecimalField(max_digits=14, decimal_places=2, help_text=help_text)
 
 
-def _skill(help_text: str, **kwargs: object) -> serializers.DecimalField:
+def _skill(help_text: str, **kwargs: Any) -> serializers.DecimalField:
     return serializers.DecimalField(max_digits=8, decimal_places=2, help_text=help_text, **kwargs)
 
 
@@ -97,8 +96,13 @@ class LuckSerializer(serializers.Serializer):
     value = serializers.FloatField(allow_null=True, help_text="Luck, 1 to 10.")
     low = serializers.FloatField(allow_null=True, help_text="The 95% interval's low end.")
     high = serializers.FloatField(allow_null=True, help_text="The 95% interval's high end.")
-    label = serializers.CharField(help_text="As shown, e.g. “Luck 5.1 (4.6–5.6)”, or “pending”.")
-    wins = serializers.IntegerField(allow_null=True, help_text="Wins among the 120 samples.")
+    # The answer's field is "label" (the stubs type a field's own label there).
+    label = serializers.CharField(  # type: ignore[assignment]
+        help_text="As shown, e.g. “Luck 5.1 (4.6–5.6)”, or “pending”."
+    )
+    wins = serializers.IntegerField(
+        allow_null=True, help_text=f"Wins among the {LUCK_SAMPLES} samples."
+    )
     pushes = serializers.IntegerField(allow_null=True, help_text="Pushes among the samples.")
     losses = serializers.IntegerField(allow_null=True, help_text="Losses among the samples.")
 

@@ -19,11 +19,11 @@ import django_filters
 from django import forms
 from django.db.models import QuerySet
 
-from ..models import Hand, Seat, Table
+from .. import engine
+from ..models import Hand, Seat
 from . import selectors
 from .selectors import HandFilters
 
-RESULT_CHOICES = [("win", "Win"), ("push", "Push"), ("loss", "Loss")]
 MODE_HELP = "solo or friend."
 
 
@@ -40,7 +40,7 @@ class IdFilter(django_filters.NumberFilter):
 
 def _mode_filter(field_name: str) -> django_filters.ChoiceFilter:
     return django_filters.ChoiceFilter(
-        field_name=field_name, choices=Table.Mode.choices, label="Mode", help_text=MODE_HELP,
+        field_name=field_name, choices=engine.choices(engine.MODES), label="Mode", help_text=MODE_HELP,
         empty_label="Any mode", error_messages={"invalid_choice": "Use solo or friend."},
     )
 
@@ -60,7 +60,7 @@ class HistoryFilter(django_filters.FilterSet):
     )
     mode = _mode_filter("deal__table__mode")
     result = django_filters.ChoiceFilter(
-        choices=RESULT_CHOICES, label="Result", help_text="The outcome: win, push or loss.",
+        choices=engine.choices(engine.RESULTS), label="Result", help_text="The outcome: win, push or loss.",
         empty_label="Any result", error_messages={"invalid_choice": "Use win, push or loss."},
     )
     date_from = django_filters.DateFilter(
@@ -88,8 +88,7 @@ class HistoryFilter(django_filters.FilterSet):
         filterset.form.fields["table"] = forms.TypedChoiceField(
             required=False, coerce=int, empty_value=None, label="Table",
             choices=[("", "Any table")] + [
-                (pk, f"{'Solo' if mode == 'solo' else 'Friend'} table {pk}")
-                for pk, mode in tables
+                (pk, f"{engine.LABELS[mode]} table {pk}") for pk, mode in tables
             ],
         )
         for field in filterset.form.fields.values():

@@ -10,8 +10,8 @@ sees the deal from their own side. The numbers come from what the reveal
 stored (``games.services``); the skill spelled out is recomputed with
 ``engine.settle`` and ``engine.skill`` on the stored settings, never with a
 second copy of the rules. Money is ``Decimal``; skill sums and means are
-``Decimal``; luck values are the stored floats, and luck averages are exact
-``Decimal`` arithmetic on the stored counts (rules §6 and §8).
+``Decimal``; luck values are the stored floats, and luck averages are the
+engine's exact ``luck_average`` of the stored counts (rules §6 and §8).
 """
 
 from __future__ import annotations
@@ -27,12 +27,9 @@ from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery
 from .. import engine
 from ..models import Deal, Hand, LedgerEntry, Seat, Table
 
-LUCK_SAMPLES = 120
 MEAN_PLACES = Decimal("0.0001")
-LUCK_PLACES = Decimal("0.001")
+LUCK_PLACES = 3  # a session's luck average, to three decimals
 CENTS = Decimal("0.01")
-SUITS = {"s": ("♠", "spades", False), "h": ("♥", "hearts", True),
-         "d": ("♦", "diamonds", True), "c": ("♣", "clubs", False)}
 
 
 @dataclass(frozen=True)
@@ -91,18 +88,13 @@ def card_face(code: str) -> dict[str, Any]:
         return {"code": code, "rank": "Jkr", "suit": "★", "red": False, "joker": True,
                 "name": engine.card_name(code)}
     rank, suit = code[0], code[1]
-    symbol, _, red = SUITS[suit]
-    return {"code": code, "rank": "10" if rank == "T" else rank, "suit": symbol, "red": red,
+    return {"code": code, "rank": "10" if rank == "T" else rank,
+            "suit": engine.SUIT_SYMBOLS[suit], "red": suit in engine.RED_SUITS,
             "joker": False, "name": engine.card_name(code)}
 
 
 def _cards(text: str) -> list[str]:
     return text.split() if text else []
-
-
-def left_house_way(front: str, house_front: str) -> bool:
-    """Whether the stored front (codes joined by spaces) is not the house way's."""
-    return set(_cards(front)) != set(_cards(house_front))
 
 
 def _luck(hand: Hand) -> dict[str, Any]:
@@ -176,7 +168,9 @@ def _record(
             "front_name": engine.front_name(house_front),
             "back_name": engine.back_name(house_back),
             "row": hand.house_row,
-            "followed": not left_house_way(hand.front, hand.house_front),
+            "followed": not engine.left_house_way(
+                hand.front, hand.back, hand.house_front, hand.house_back
+            ),
         },
         "parts": {"front": hand.front_result, "back": hand.back_result},
         "result": hand.result,
@@ -241,15 +235,6 @@ def mean(total: Decimal, count: int) -> Decimal | None:
     return (Decimal(total) / count).quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)
 
 
-def luck_average(*, points: int | None, completed: int) -> Decimal | None:
-    """The mean luck of ``completed`` estimates whose 2·wins + pushes add up to
-    ``points``: 1 + 9 × mean E, with E = (2w + p) / 240, exactly."""
-    if not completed:
-        return None
-    expected = Decimal(points or 0) / Decimal(2 * LUCK_SAMPLES * completed)
-    return (1 + 9 * expected).quantize(LUCK_PLACES, rounding=ROUND_HALF_UP)
-
-
 REVEALED = Q(hands__deal__status=Deal.Status.REVEALED)
 COMPLETED = Q(hands__luck_wins__isnull=False)
 
@@ -285,6 +270,8 @@ def session_record(seat: Seat) -> dict[str, Any]:
     skill_total = Decimal(seat.skill_total or 0).quantize(CENTS)  # type: ignore[attr-defined]
     deals: int = seat.deals_played  # type: ignore[attr-defined]
     completed: int = seat.luck_completed  # type: ignore[attr-defined]
+    points: int = seat.luck_points or 0  # type: ignore[attr-defined]
+    average = engine.luck_average(points=points, estimates=completed)
     opponent = "Dealer" if seat.other_dealer else (seat.other_user or "Empty seat")  # type: ignore[attr-defined]
     return {
         "id": table.pk,
@@ -292,7 +279,7 @@ def session_record(seat: Seat) -> dict[str, Any]:
         "status": table.status,
         "opponent": opponent,
         "deals_played": deals,
-        "luck_average": luck_average(points=seat.luck_points, completed=completed),  # type: ignore[attr-defined]
+        "luck_average": None if average is None else engine.half_up(average, LUCK_PLACES),
         "luck_completed": completed,
         "luck_pending": deals - completed,
         "skill_total": skill_total,

@@ -60,12 +60,12 @@ def hands(request: HttpRequest) -> HttpResponse:
     )[::-1]
     running, cumulative = 0.0, []
     for _, _, _, skill in recent:
-        running += float(skill)
+        running += float(skill or 0)  # a revealed hand's skill is set
         cumulative.append(running)
     charts = {
         "luck_outcome": {
             "luck": [luck for _, luck, _, _ in recent],
-            "score": [float(score) for _, _, score, _ in recent],
+            "score": [float(score or 0) for _, _, score, _ in recent],
         },
         "skill_running": {"deal": list(range(1, len(recent) + 1)), "skill": cumulative},
     }
