@@ -191,3 +191,15 @@ def test_the_csv_export_has_every_deal(solo: tuple[Table, list[Deal]], api: Clie
     assert len(lines) == 3  # the header and the two pushes
     assert all(",push," in line for line in lines[1:])
     assert Decimal(lines[1].split(",")[-1]) in (Decimal("0.50"), Decimal("-0.50"))
+
+
+def test_a_session_luck_average_is_exact_before_rounding(
+    solo: tuple[Table, list[Deal]], player: Any
+) -> None:
+    """75 estimates whose 2w + p add up to 11: 1 + 9 × 11 / 18000 = 1.0055
+    exactly, half up to 1.006 (a 28-digit Decimal division gave 1.005)."""
+    from games.history import selectors
+
+    seat = selectors.sessions(user=player).get()
+    seat.luck_points, seat.luck_completed = 11, 75  # type: ignore[attr-defined]
+    assert selectors.session_record(seat)["luck_average"] == Decimal("1.006")
