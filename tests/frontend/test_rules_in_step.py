@@ -47,3 +47,19 @@ def test_no_other_client_module_spells_the_sample_count() -> None:
         if path != RULES and re.search(rf"(?<![\w.]){count}(?![\w.])", path.read_text())
     ]
     assert spelled == [], f"use LUCK_SAMPLES from js/rules.mjs instead of {count} in {spelled}"
+
+
+def test_no_page_template_spells_the_sample_count() -> None:
+    # The table and rules pages take it from the engine (paigow_site.context).
+    templates = REPO / "games" / "templates"
+    spelled = [
+        path.relative_to(REPO).as_posix()
+        for path in templates.rglob("*.html")
+        if re.search(r"\b120 random\b", path.read_text())
+    ]
+    assert spelled == []
+
+
+def test_the_rules_page_names_the_engines_count(client: object) -> None:
+    page = client.get("/rules/")  # type: ignore[attr-defined]
+    assert f"deals {engine_luck.LUCK_SAMPLES} random opponents" in page.content.decode()
