@@ -1,5 +1,5 @@
 """Sign-up, and every form that checks a password: Django's own forms with one
-shared limit on password tries (``accounts.throttle.PASSWORDS``).
+shared limit on password tries (``accounts.limits.PASSWORDS``).
 
 A wrong password in a sign-in form is counted by the ``user_login_failed``
 signal (``accounts.signals``), so any ``authenticate()`` counts; the
@@ -14,9 +14,9 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.admin.forms import AdminPasswordChangeForm as DjangoAdminPasswordChangeForm
 from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
 
-from . import throttle
+from . import limits
+from .limits import client_address
 from .models import User
-from .throttle import client_address
 
 __all__ = [
     "SignUpForm",
@@ -43,7 +43,7 @@ class SignUpForm(UserCreationForm):
 
 
 def _refuse_when_limited(request: Any, username: str, sentence: str) -> None:
-    wait = throttle.password_wait(request, username)
+    wait = limits.password_wait(request, username)
     if wait:
         raise forms.ValidationError(
             sentence + " Try again in %(n)s minute%(s)s.",
@@ -70,7 +70,7 @@ class _LimitedSignIn:
             return super().clean()  # type: ignore[misc, no-any-return]  # nothing is checked
         _refuse_when_limited(self.request, username, "Too many sign-in attempts.")
         cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
-        throttle.password_right(self.request, username)
+        limits.password_right(self.request, username)
         return cleaned
 
 
@@ -103,9 +103,9 @@ class _LimitedOldPassword:
         try:
             old: str = super().clean_old_password()  # type: ignore[misc]
         except forms.ValidationError:
-            throttle.password_failed(self.request, username)
+            limits.password_failed(self.request, username)
             raise
-        throttle.password_right(self.request, username)
+        limits.password_right(self.request, username)
         return old
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from . import throttle
+from . import limits
 
 log = logging.getLogger(__name__)
 
@@ -21,11 +21,11 @@ class PasswordLimitMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
-        throttle.set_device_cookie(request, response)
+        limits.set_device_cookie(request, response)
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, throttle.LimiterUnavailable):
+        if not isinstance(exception, limits.LimiterUnavailable):
             return None
         # One line, no traceback: the cause is known and the player is told.
         log.warning("refused %s %s: %s", request.method, request.path, exception)

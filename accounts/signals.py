@@ -1,5 +1,5 @@
 """A wrong password anywhere ``authenticate()`` is called counts against the
-shared password limit (``accounts.throttle.PASSWORDS``)."""
+shared password limit (``accounts.limits.PASSWORDS``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_login_failed
 from django.dispatch import receiver
 
-from . import throttle
+from . import limits
 
 
 @receiver(user_login_failed, dispatch_uid="accounts.count_wrong_password")
@@ -18,4 +18,4 @@ def count_wrong_password(
 ) -> None:
     username = str(credentials.get(get_user_model().USERNAME_FIELD) or "")
     if username:
-        throttle.password_failed(request, username)
+        limits.password_failed(request, username)

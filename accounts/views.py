@@ -13,7 +13,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from . import throttle
+from . import limits
 from .forms import (
     SignUpForm,
     ThrottledAuthenticationForm,
@@ -34,7 +34,7 @@ class _TooManyIs429:
 
 
 class SignInView(_TooManyIs429, LoginView):
-    """Django's sign-in view on the shared password limit (accounts.throttle)."""
+    """Django's sign-in view on the shared password limit (accounts.limits)."""
 
     template_name = "accounts/sign_in.html"
     authentication_form = ThrottledAuthenticationForm
@@ -67,7 +67,7 @@ def sign_up(request: HttpRequest) -> HttpResponse:
     status = 200
     if request.method == "POST":
         address = ("ip", client_address(request) or "unknown")
-        wait = throttle.SIGN_UP.minutes_left(address)
+        wait = limits.SIGN_UP.minutes_left(address)
         if wait:
             form.is_valid()  # bound, so the page shows the sentence with the fields kept
             form.errors.clear()
@@ -78,7 +78,7 @@ def sign_up(request: HttpRequest) -> HttpResponse:
             )
             status = 429
         else:
-            throttle.SIGN_UP.record_failure(address)  # every attempt counts
+            limits.SIGN_UP.record_failure(address)  # every attempt counts
             if form.is_valid():
                 user = form.save()
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")

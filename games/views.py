@@ -12,7 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import selectors, services, throttles
+from . import invite_limits, selectors, services
 from .engine.errors import GameError, InviteNotFound, SeatTaken
 from .models import Table
 from .realtime import broadcast
@@ -99,11 +99,11 @@ def _invite_answer(request: HttpRequest, token: str) -> HttpResponse:
         request.session[PENDING_INVITE] = token
         return redirect_to_login(reverse("games:join"))
     try:
-        throttles.check_invite(request)
+        invite_limits.check_invite(request)
         try:
             table = services.invite_accept(user=request.user, token=token)
         except GameError:
-            throttles.invite_failed(request)
+            invite_limits.invite_failed(request)
             raise
     except GameError as exc:
         return _invite_refused(request, exc)

@@ -16,18 +16,18 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 @pytest.fixture(autouse=True)
-def fresh_sign_up_throttle(monkeypatch: pytest.MonkeyPatch) -> None:
+def fresh_sign_up_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Sign-up counts (per address: every test client is 127.0.0.1) of one test,
     or of an earlier run on a shared Redis cache, never reach another test."""
     import uuid
 
-    from accounts import throttle
+    from accounts import limits
 
-    limiter = throttle.SIGN_UP
+    limiter = limits.SIGN_UP
     monkeypatch.setattr(
-        throttle,
+        limits,
         "SIGN_UP",
-        throttle.Limiter(f"signup-test-{uuid.uuid4().hex}", dict(limiter.limits), limiter.window),
+        limits.Limiter(f"signup-test-{uuid.uuid4().hex}", dict(limiter.limits), limiter.window),
     )
 
 

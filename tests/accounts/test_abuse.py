@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
-from accounts import throttle
+from accounts import limits
 from accounts.models import User
 from paigow_site.logfilters import RedactInviteTokens, redact
 
@@ -37,7 +37,7 @@ def fresh_address() -> str:
 
 def test_sign_up_is_limited_per_address_with_a_clear_sentence(client: Client) -> None:
     address = fresh_address()
-    for n in range(throttle.SIGN_UPS_PER_ADDRESS):
+    for n in range(limits.SIGN_UPS_PER_ADDRESS):
         response = client.post(
             "/accounts/sign-up/",
             {"username": f"m{n}{uuid.uuid4().hex[:6]}", "password1": PASSWORD,
@@ -66,7 +66,7 @@ def test_sign_up_is_limited_per_address_with_a_clear_sentence(client: Client) ->
 
 def test_refused_sign_ups_count_too(client: Client) -> None:
     address = fresh_address()
-    for _ in range(throttle.SIGN_UPS_PER_ADDRESS):
+    for _ in range(limits.SIGN_UPS_PER_ADDRESS):
         client.post("/accounts/sign-up/", {"username": "x", "password1": "1", "password2": "2"},
                     REMOTE_ADDR=address)
     response = client.post("/accounts/sign-up/", {"username": "ok_name"}, REMOTE_ADDR=address)

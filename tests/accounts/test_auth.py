@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from accounts import throttle
+from accounts import limits
 from accounts.models import User
 
 pytestmark = pytest.mark.django_db
@@ -94,7 +94,7 @@ def test_it_throttles_sign_in_per_account_and_address_with_a_clear_message(
     client: Client, name: str, address: str
 ) -> None:
     User.objects.create_user(username=name, password=PASSWORD)
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS):
         assert "Please enter a correct" in sign_in(client, name, "wrong", address)
     page = sign_in(client, name, PASSWORD, address)
     assert "Too many sign-in attempts. Try again in 15 minutes." in page
@@ -107,7 +107,7 @@ def test_it_throttles_sign_in_per_account_and_address_with_a_clear_message(
 
 def test_it_throttles_sign_in_per_address(client: Client, name: str, address: str) -> None:
     User.objects.create_user(username=name, password=PASSWORD)
-    guesses = [f"{name}x{i}" for i in range(throttle.LIMIT_PER_ADDRESS)]
+    guesses = [f"{name}x{i}" for i in range(limits.LIMIT_PER_ADDRESS)]
     for guess in guesses:
         sign_in(client, guess, "wrong", address)
     assert "Too many sign-in attempts" in sign_in(client, name, PASSWORD, address)
@@ -119,10 +119,10 @@ def test_a_successful_sign_in_resets_the_account_count(
     client: Client, name: str, address: str
 ) -> None:
     User.objects.create_user(username=name, password=PASSWORD)
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
         sign_in(client, name, "wrong", address)
     assert sign_in(client, name, PASSWORD, address) == "signed-in"
     client.post("/accounts/sign-out/")
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
         sign_in(client, name, "wrong", address)
     assert sign_in(client, name, PASSWORD, address) == "signed-in"

@@ -1,7 +1,7 @@
 """One limit for every form that checks a password (sign-in, the admin's
 sign-in, both password changes), and a limit no one can turn against the owner.
 
-The rule (accounts.throttle): a client showing the device cookie that a right
+The rule (accounts.limits): a client showing the device cookie that a right
 password for that very account issued is judged by its own count only (5
 wrong tries); any other client is refused for an account after 5 wrong tries
 for it from its address, after 20 wrong tries for it from all untrusted
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from accounts import throttle
+from accounts import limits
 from accounts.models import User
 
 pytestmark = pytest.mark.django_db
@@ -77,7 +77,7 @@ def test_the_admin_sign_in_refuses_past_the_limit_even_with_the_right_password(
 ) -> None:
     staff = new_user(is_staff=True, is_superuser=True)
     address = new_address()
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS):
         assert "Please enter the correct" in admin_sign_in(client, staff.username, "wrong", address)
     page = admin_sign_in(client, staff.username, PASSWORD, address)
     assert "Too many sign-in attempts. Try again in 15 minutes." in page
@@ -106,7 +106,7 @@ def test_a_wrong_old_password_counts_and_password_change_is_refused_past_the_lim
 ) -> None:
     user, address = new_user(), new_address()
     client.force_login(user)
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS):
         assert WRONG_OLD in change_password(client, "wrong", address).content.decode()
     response = change_password(client, PASSWORD, address)
     assert response.status_code == 429
@@ -120,7 +120,7 @@ def test_a_wrong_old_password_counts_and_password_change_is_refused_past_the_lim
 
 def test_the_admin_password_change_is_on_the_same_limit(client: Client) -> None:
     staff, address = new_user(is_staff=True), new_address()
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS - 1):
         sign_in(client, staff.username, "wrong", address)
     client.force_login(staff)
     url = "/admin/password_change/"
@@ -139,14 +139,14 @@ def owners_device(user: User, address: str) -> Client:
     device = Client()
     assert sign_in(device, user.username, PASSWORD, address) == "signed-in"
     device.post("/accounts/sign-out/")
-    assert throttle.DEVICE_COOKIE in device.cookies
+    assert limits.DEVICE_COOKIE in device.cookies
     return device
 
 
 def test_many_addresses_cannot_lock_the_owners_device_out(client: Client) -> None:
     owner, home = new_user(), new_address()
     device = owners_device(owner, home)
-    for n in range(throttle.LIMIT_PER_ACCOUNT + 10):
+    for n in range(limits.LIMIT_PER_ACCOUNT + 10):
         attacker = Client()
         sign_in(attacker, owner.username, f"guess {n}", new_address())
     # Untrusted clients are refused now, from anywhere, even with the password...
@@ -162,7 +162,7 @@ def test_a_few_bad_tries_from_one_address_do_not_lock_the_owner_out_elsewhere(
 ) -> None:
     owner = new_user()
     attacker_address = new_address()
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS):
         sign_in(client, owner.username, "wrong", attacker_address)
     assert "Too many sign-in attempts" in sign_in(
         client, owner.username, PASSWORD, attacker_address
@@ -174,12 +174,12 @@ def test_a_device_cookie_vouches_only_for_its_own_account(client: Client) -> Non
     mallory, victim, address = new_user(), new_user(), new_address()
     assert sign_in(client, mallory.username, PASSWORD, address) == "signed-in"
     client.post("/accounts/sign-out/")
-    for _ in range(throttle.LIMIT_PER_ACCOUNT_AND_ADDRESS):
+    for _ in range(limits.LIMIT_PER_ACCOUNT_AND_ADDRESS):
         sign_in(client, victim.username, "wrong", address)
     assert "Too many sign-in attempts" in sign_in(client, victim.username, PASSWORD, address)
     # A forged cookie is no cookie.
     forged = Client()
-    forged.cookies[throttle.DEVICE_COOKIE] = f"{victim.username}:0123"
+    forged.cookies[limits.DEVICE_COOKIE] = f"{victim.username}:0123"
     assert "Too many sign-in attempts" in sign_in(forged, victim.username, PASSWORD, address)
     # Signing in to her own account again does not wipe the count on the victim.
     assert sign_in(client, mallory.username, PASSWORD, address) == "signed-in"
@@ -192,7 +192,7 @@ def test_a_device_cookie_vouches_only_for_its_own_account(client: Client) -> Non
 def test_a_trusted_device_has_a_limit_of_its_own(client: Client) -> None:
     owner, home = new_user(), new_address()
     device = owners_device(owner, home)
-    for _ in range(throttle.LIMIT_PER_DEVICE):
+    for _ in range(limits.LIMIT_PER_DEVICE):
         sign_in(device, owner.username, "wrong", home)
     assert "Too many sign-in attempts" in sign_in(device, owner.username, PASSWORD, home)
     # That device's tries are its own: the owner's other browser still gets in.
@@ -201,7 +201,7 @@ def test_a_trusted_device_has_a_limit_of_its_own(client: Client) -> None:
 
 def test_an_attacker_on_one_address_trying_many_accounts_is_slowed(client: Client) -> None:
     owner, address = new_user(), new_address()
-    for n in range(throttle.LIMIT_PER_ADDRESS):
+    for n in range(limits.LIMIT_PER_ADDRESS):
         sign_in(client, f"{owner.username}x{n}", "wrong", address)
     assert "Too many sign-in attempts" in sign_in(client, owner.username, PASSWORD, address)
     assert client.post(

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from accounts.limits import Limiter
 from accounts.models import User
-from accounts.throttle import Limiter
-from games import throttles
+from games import invite_limits
 from games.services import tables
 from tests.games.support import assert_ledger_invariants
 
@@ -34,12 +34,12 @@ def fast_passwords(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
-def fresh_invite_throttle(monkeypatch: pytest.MonkeyPatch) -> None:
+def fresh_invite_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """Invite-link counts of one test never reach another (and no cache flush,
     which would also wipe the channel layer on Redis)."""
-    limiter = throttles.INVITES
+    limiter = invite_limits.INVITES
     monkeypatch.setattr(
-        throttles,
+        invite_limits,
         "INVITES",
         Limiter(f"invite-test-{uuid.uuid4().hex}", dict(limiter.limits), limiter.window),
     )

@@ -14,7 +14,7 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
-from games import selectors, services, throttles
+from games import invite_limits, selectors, services
 from games.engine import errors as exceptions
 from games.models import Invite, Seat, Table
 
@@ -321,7 +321,7 @@ def test_guessing_tokens_is_throttled_per_user(
     table = services.table_start(user=player, mode="friend")
     good = f"/invite/{open_invite(table).token}/"
     guesser = browser(friend, "10.0.0.3")
-    for i in range(throttles.LIMIT_PER_USER):
+    for i in range(invite_limits.LIMIT_PER_USER):
         assert guesser.get(f"/invite/guess-{i:040d}/").status_code == 404
     response = guesser.get(good)
     assert response.status_code == 429
@@ -338,12 +338,12 @@ def test_guessing_tokens_is_throttled_per_address(
 ) -> None:
     table = services.table_start(user=player, mode="friend")
     good = f"/invite/{open_invite(table).token}/"
-    users = [make_user(f"guesser{i}") for i in range(throttles.LIMIT_PER_ADDRESS // 5 + 1)]
+    users = [make_user(f"guesser{i}") for i in range(invite_limits.LIMIT_PER_ADDRESS // 5 + 1)]
     tries = 0
     for user in users:
         client = browser(user, "10.9.9.9")
         for _ in range(5):
-            if tries == throttles.LIMIT_PER_ADDRESS:
+            if tries == invite_limits.LIMIT_PER_ADDRESS:
                 break
             assert client.get(f"/invite/guess-{tries:040d}/").status_code == 404
             tries += 1

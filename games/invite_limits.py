@@ -1,4 +1,4 @@
-"""Limits on invite links, on the shared cache limiter of ``accounts.throttle``.
+"""Limits on invite links, on the shared cache limiter of ``accounts.limits``.
 
 Every invite link that does not seat anyone (unknown, expired, withdrawn,
 used, or a full table) counts against the user and against the address; past
@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from accounts.forms import client_address
-from accounts.throttle import Limiter
+from accounts.limits import Limiter, client_address
 
 from .engine.errors import InviteThrottled
 
