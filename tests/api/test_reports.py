@@ -196,8 +196,9 @@ def test_the_csv_export_has_every_deal(solo: tuple[Table, list[Deal]], api: Clie
 def test_a_session_luck_average_is_exact_before_rounding(
     solo: tuple[Table, list[Deal]], player: Any
 ) -> None:
-    """75 estimates whose 2w + p add up to 11: 1 + 9 × 11 / 18000 = 1.0055
-    exactly, half up to 1.006 (a 28-digit Decimal division gave 1.005)."""
+    """The history's average is the engine's exact one, rounded half up to
+    three places: 75 estimates whose 2w + p add up to 11 are 1 + 9 × 11 / 18000
+    = 1.0055 exactly, so 1.006, never 1.005."""
     from games.history import selectors
 
     seat = selectors.sessions(user=player).get()
