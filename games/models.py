@@ -14,7 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
-STARTING_STACK = 1000
+from .engine.choices import DEAL_STATUSES, LEDGERS, MODES, PARTS, RESULTS, TABLE_STATUSES
+from .engine.flow import STARTING_STACK
 
 
 class Table(models.Model):
@@ -58,10 +59,9 @@ class Table(models.Model):
     class Meta:
         ordering = ("-updated_at",)
         constraints = (
-            models.CheckConstraint(condition=Q(mode__in=["solo", "friend"]), name="table_mode_valid"),
+            models.CheckConstraint(condition=Q(mode__in=list(MODES)), name="table_mode_valid"),
             models.CheckConstraint(
-                condition=Q(status__in=["waiting", "betting", "playing", "finished"]),
-                name="table_status_valid",
+                condition=Q(status__in=list(TABLE_STATUSES)), name="table_status_valid",
             ),
             models.CheckConstraint(
                 condition=Q(stake__isnull=True) | Q(stake__gte=1), name="table_stake_positive"
@@ -167,7 +167,7 @@ class Deal(models.Model):
             ),
             models.CheckConstraint(condition=Q(stake__gte=1), name="deal_stake_positive"),
             models.CheckConstraint(
-                condition=Q(status__in=["dealt", "revealed"]), name="deal_status_valid"
+                condition=Q(status__in=list(DEAL_STATUSES)), name="deal_status_valid"
             ),
             models.CheckConstraint(
                 condition=(Q(status="dealt") & Q(revealed_at__isnull=True))
@@ -186,10 +186,6 @@ class Deal(models.Model):
     @property
     def deck(self) -> tuple[str, ...]:
         return tuple(self.deck_order.split())
-
-
-RESULTS = ["win", "push", "loss"]
-PARTS = ["win", "loss", "copy"]
 
 
 class Hand(models.Model):
@@ -235,14 +231,14 @@ class Hand(models.Model):
                 name="hand_setting_complete",
             ),
             models.CheckConstraint(
-                condition=Q(result="") | Q(result__in=RESULTS), name="hand_result_valid"
+                condition=Q(result="") | Q(result__in=list(RESULTS)), name="hand_result_valid"
             ),
             models.CheckConstraint(
-                condition=Q(front_result="") | Q(front_result__in=PARTS),
+                condition=Q(front_result="") | Q(front_result__in=list(PARTS)),
                 name="hand_front_result_valid",
             ),
             models.CheckConstraint(
-                condition=Q(back_result="") | Q(back_result__in=PARTS),
+                condition=Q(back_result="") | Q(back_result__in=list(PARTS)),
                 name="hand_back_result_valid",
             ),
             models.CheckConstraint(
@@ -301,7 +297,7 @@ class LedgerEntry(models.Model):
                 fields=["deal", "seat", "ledger"], name="ledger_one_entry_per_deal_seat"
             ),
             models.CheckConstraint(
-                condition=Q(ledger__in=["actual", "with_5"]), name="ledger_kind_valid"
+                condition=Q(ledger__in=list(LEDGERS)), name="ledger_kind_valid"
             ),
             models.CheckConstraint(
                 condition=~Q(ledger="actual") | Q(balance__gte=0),

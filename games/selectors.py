@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
-from fractions import Fraction
-from math import floor
 from typing import Any, NamedTuple
 
 from django.conf import settings
@@ -369,14 +367,11 @@ def session_summary(*, seat: Seat) -> dict[str, Any]:
     """A seat's session at its table (rules §8): the luck average over completed
     estimates only (exact, shown rounded half up to one decimal), and decision
     skill over every revealed hand (total and mean). From the totals the
-    services keep on the seat: each estimate counts 120 samples, so its luck
-    1 + 9 × (2w + p) / 240 adds up to lucks + 3 × points / 80."""
+    services keep on the seat: the estimates and their points, 2 × wins +
+    pushes (``engine.luck_average``)."""
     total = Decimal(seat.session_skill)
-    average = None
-    if seat.session_lucks:
-        lucks = seat.session_lucks + Fraction(3 * seat.session_luck_points, 80)
-        tenths = floor(lucks / seat.session_lucks * 10 + Fraction(1, 2))
-        average = f"{tenths // 10}.{tenths % 10}"
+    exact = engine.luck_average(points=seat.session_luck_points, estimates=seat.session_lucks)
+    average = None if exact is None else str(engine.half_up(exact, 1))
     return {
         "hands": seat.session_hands,
         "luck_count": seat.session_lucks,

@@ -425,6 +425,20 @@ def lock(state: TableState, seat: int, *, deal_number: int | None = None) -> Tab
     return _touch(state, locked=locked)
 
 
+def check_reveal(state: TableState) -> None:
+    """Refuse unless a deal is in progress with both sides locked (before the
+    caller settles it).
+
+    >>> check_reveal(deal(propose(start("solo"), 0, 5), 0))
+    Traceback (most recent call last):
+    ...
+    games.engine.errors.NotReadyToReveal: Both sides must lock a setting before the reveal.
+    """
+    _check_open_deal(state)
+    if not all(state.locked):
+        raise NotReadyToReveal()
+
+
 def reveal(state: TableState, results: tuple[str, str]) -> TableState:
     """Settle the deal in progress, both sides locked, with ``results``: seat
     0's and seat 1's (a win for one is a loss for the other). Both ledgers
@@ -436,9 +450,7 @@ def reveal(state: TableState, results: tuple[str, str]) -> TableState:
     >>> done.status, done.seats[1].stack, done.seats[1].with_commission
     ('finished', 2000, Decimal('1950.00'))
     """
-    _check_open_deal(state)
-    if not all(state.locked):
-        raise NotReadyToReveal()
+    check_reveal(state)
     first, second = results
     if mirror_result(first) != second:
         raise ValueError(f"“{first}” and “{second}” are not the two sides of one deal.")

@@ -11,10 +11,11 @@ from typing import Any
 
 from .. import engine, sql, tasks
 from ..engine.errors import InvalidLuck, LuckAlreadyRecorded, NoDeal, NotRevealed
+from ..engine.luck import LUCK_SAMPLES
 from ..models import Hand
 from .transition import OpenTable, touch, transition
 
-LUCK_SAMPLES = 120
+__all__ = ["LUCK_SAMPLES", "luck_record"]
 
 
 def luck_record(

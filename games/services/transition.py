@@ -62,11 +62,6 @@ class OpenTable:
             self.latest = selectors.latest_deal(table_id=self.table.pk)
         return self.latest
 
-    @property
-    def max_stake(self) -> int:
-        """The smaller stack: no stake may be higher."""
-        return min(seat.stack for seat in self.seats)
-
 
 def table_open(table_id: object) -> OpenTable:
     """Lock the table row and read its seats (call inside a transaction)."""
