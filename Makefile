@@ -99,8 +99,11 @@ lint: $(VENV)/.synced
 	@echo "==> ruff"
 	@$(VENV)/bin/ruff check .
 
+# mypy with the django-stubs plugin over games, accounts and paigow_site (the
+# files and flags are pyproject.toml's [tool.mypy]; the engine --strict).
 typecheck: $(VENV)/.synced
-	@echo "==> mypy --strict on the engine"
+	@echo "==> mypy (django-stubs, DRF stubs; the engine --strict)"
+	@$(VENV)/bin/mypy
 	@$(VENV)/bin/mypy --strict games/engine
 
 audit:

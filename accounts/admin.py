@@ -2,7 +2,7 @@ from typing import Any
 
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 from django.urls import reverse
 
 from .forms import ThrottledAdminAuthenticationForm, ThrottledAdminPasswordChangeForm
@@ -12,7 +12,7 @@ from .views import PasswordChangeView
 admin.site.register(User, UserAdmin)
 
 
-def admin_password_change(request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+def admin_password_change(request: HttpRequest, extra_context: Any = None) -> HttpResponseBase:
     """AdminSite.password_change with the shared password limit on the old
     password (the admin has no setting for that form, unlike ``login_form``)."""
     site = admin.site
@@ -28,4 +28,6 @@ def limit_admin_passwords(site: admin.AdminSite) -> None:
     """Put the admin's sign-in and password change on the shared password limit.
     Call before ``site.urls`` is read (the URLs bind the views then)."""
     site.login_form = ThrottledAdminAuthenticationForm
-    site.password_change = admin_password_change  # type: ignore[method-assign]
+    # The stubs promise a TemplateResponse, but Django's own password_change
+    # answers a successful change with the view's redirect, as this one does.
+    site.password_change = admin_password_change  # type: ignore[method-assign, assignment]

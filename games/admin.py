@@ -1,5 +1,4 @@
-from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.db.models.constants import LOOKUP_SEP
@@ -16,6 +15,9 @@ from .models import (
     Seat,
     Table,
 )
+
+if TYPE_CHECKING:
+    from django.contrib.admin.options import _FieldGroups
 
 
 @admin.register(Table)
@@ -41,8 +43,8 @@ class GameRecordAdmin(admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    def get_fields(self, request: HttpRequest, obj: Any = None) -> Sequence[Any]:
-        fields = list(super().get_fields(request, obj))
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> "_FieldGroups":
+        fields: _FieldGroups = list(super().get_fields(request, obj))
         deal = obj if isinstance(obj, Deal) or obj is None else obj.deal
         if deal is None or not deal.revealed:
             fields = [name for name in fields if name not in self.secret_fields]

@@ -256,7 +256,7 @@ def table_seats(*, table: Table) -> list[Seat]:
         seat.table = table
         if seat.user_id is not None:  # as .only("id", "username") would load it
             seat.user = user_model.from_db(
-                connection.alias, ["id", "username"], (seat.user_id, seat.user_username)
+                connection.alias, ["id", "username"], (seat.user_id, vars(seat)["user_username"])
             )
     return seats
 

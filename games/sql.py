@@ -30,7 +30,7 @@ def statement(template: str) -> str:
     table names (built once per statement: the names do not change while the
     process runs)."""
     quote = connection.ops.quote_name
-    names = {
+    names: dict[str, type[Model]] = {
         "table": Table,
         "seat": Seat,
         "deal": Deal,
@@ -61,6 +61,14 @@ def skipped_hooks(model: type[Model]) -> list[str]:
     return skipped
 
 
+def field_column(model: type[Model], name: str) -> tuple[Field[Any, Any], str]:
+    """``model``'s field ``name`` and its column (a reverse relation has none)."""
+    field = model._meta.get_field(name)
+    if not isinstance(field, Field) or field.column is None:
+        raise TypeError(f"{model._meta.label}.{name} has no column")
+    return field, field.column
+
+
 @cache
 def _update_of(
     model: type[Model], fields: tuple[str, ...]
@@ -68,10 +76,11 @@ def _update_of(
     """The UPDATE of ``fields`` of one ``model`` row by id, and those fields."""
     quote = connection.ops.quote_name
     meta = model._meta
-    columns = tuple(meta.get_field(name) for name in fields)
-    assignments = ", ".join(f"{quote(f.column)} = %s" for f in columns)
-    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(meta.pk.column)} = %s"
-    return sql, columns
+    pairs = [field_column(model, name) for name in fields]
+    assignments = ", ".join(f"{quote(column)} = %s" for _, column in pairs)
+    _, pk = field_column(model, meta.pk.name)
+    sql = f"UPDATE {quote(meta.db_table)} SET {assignments} WHERE {quote(pk)} = %s"
+    return sql, tuple(field for field, _ in pairs)
 
 
 def save(instance: Model, fields: Sequence[str]) -> None:

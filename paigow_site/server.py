@@ -37,14 +37,14 @@ def redacting(action_logger: ActionLogger) -> ActionLogger:
     return log
 
 
-class RedactingServer(Server):  # type: ignore[misc]
+class RedactingServer(Server):
     def __init__(self, *args: Any, action_logger: ActionLogger | None = None, **kwargs: Any):
         if action_logger is not None:
             action_logger = redacting(action_logger)
         super().__init__(*args, action_logger=action_logger, **kwargs)
 
 
-class RedactingCommandLine(CommandLineInterface):  # type: ignore[misc]
+class RedactingCommandLine(CommandLineInterface):
     server_class = RedactingServer
 
 

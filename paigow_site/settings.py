@@ -135,7 +135,7 @@ else:
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "db.sqlite3",
+            "NAME": str(VAR_DIR / "db.sqlite3"),
             # Several request threads write one file: wait for the lock instead
             # of failing at once, and take it up front so a read never has to
             # be upgraded mid-transaction.

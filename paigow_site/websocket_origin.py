@@ -21,7 +21,7 @@ from channels.security.websocket import WebsocketDenier
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.http import HttpRequest
-from django.http.request import is_same_domain
+from django.utils.http import is_same_domain
 
 
 class _Handshake(HttpRequest):

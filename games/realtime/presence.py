@@ -46,9 +46,8 @@ def _check_socket_count(seat_id: int, channel_name: str, stale: Any) -> None:
     (250 on one seat slowed every other table's answers from 16 ms to 2.2 s).
     The user's row is locked, so connects to different tables are counted
     one after another too (the table lock orders only one table's)."""
-    users = get_user_model().objects.select_for_update(
-        **({"of": ("self",)} if connection.features.has_select_for_update_of else {})
-    )
+    of = ("self",) if connection.features.has_select_for_update_of else ()
+    users = get_user_model().objects.select_for_update(of=of)
     user_id = users.filter(seats__pk=seat_id).values_list("pk", flat=True).first()
     if user_id is None:
         return

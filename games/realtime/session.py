@@ -47,6 +47,8 @@ from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
+from ..sql import field_column
+
 
 def user_group(user_id: int) -> str:
     """The channel-layer group of every table socket of one user."""
@@ -88,9 +90,10 @@ def session_holds(*, session_key: str | None, user_id: int) -> bool:
         if not ModelBackend().user_can_authenticate(user):
             return False
     else:
-        user = load_backend(backend_path).get_user(user_id)
-        if user is None:
+        found = load_backend(backend_path).get_user(user_id)
+        if found is None:
             return False
+        user = found
     stored = data.get(HASH_SESSION_KEY)
     if not stored:
         return False
@@ -101,14 +104,14 @@ def session_holds(*, session_key: str | None, user_id: int) -> bool:
 @cache
 def _statement(session_table: str) -> str:
     quote = connection.ops.quote_name
-    user = get_user_model()._meta
-    columns = ", ".join(
-        f"u.{quote(user.get_field(name).column)}" for name in ("password", "is_active")
+    user = get_user_model()
+    password, is_active, pk = (
+        quote(field_column(user, name)[1]) for name in ("password", "is_active", user._meta.pk.name)
     )
     return (
-        f"SELECT s.session_data, {columns} FROM {quote(session_table)} s,"
-        f" {quote(user.db_table)} u WHERE s.session_key = %s AND s.expire_date > %s"
-        f" AND u.{quote(user.pk.column)} = %s"
+        f"SELECT s.session_data, u.{password}, u.{is_active} FROM {quote(session_table)} s,"
+        f" {quote(user._meta.db_table)} u WHERE s.session_key = %s AND s.expire_date > %s"
+        f" AND u.{pk} = %s"
     )
 
 
