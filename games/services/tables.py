@@ -63,7 +63,8 @@ def _locked(held: OpenTable) -> tuple[bool, bool]:
 def _open_deal(held: OpenTable) -> tuple[Deal, list[Hand]]:
     """The deal in progress and its hands (the flow has checked there is one)."""
     deal, hands = held.latest_deal()
-    assert deal is not None and not deal.revealed
+    assert deal is not None
+    assert not deal.revealed
     return deal, hands
 
 

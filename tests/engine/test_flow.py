@@ -62,7 +62,11 @@ class Flow(RuleBasedStateMachine):
         try:
             after: TableState = getattr(flow, action)(before, *args, **kwargs)
         except errors.GameError as refusal:
-            assert refusal.detail and refusal.code
+            said = refusal.code, refusal.detail
+        else:
+            said = None
+        if said is not None:
+            assert all(said)  # a code and a sentence
             assert before == copy  # nothing changed
             return None
         assert before.status != "finished", f"a finished table accepted {action}"
@@ -94,7 +98,8 @@ class Flow(RuleBasedStateMachine):
             return
         assert amount == (after.stake if after.mode == "solo" else after.stake_proposed)
         if after.mode == "friend":
-            assert after.stake is None and after.stake_proposed_by == seat
+            assert after.stake is None
+            assert after.stake_proposed_by == seat
             assert after.stake_proposal == after.version  # the id is the new version
             assert after.stake_proposal not in self.proposals
             self.proposals.add(after.stake_proposal)
@@ -125,9 +130,11 @@ class Flow(RuleBasedStateMachine):
             return
         assert amount == before.last_stake
         if after.status == "playing":
-            assert after.mode == "solo" and after.last_stake == amount
+            assert after.mode == "solo"
+            assert after.last_stake == amount
         elif after.stake is not None:  # accepted the other seat's proposal
-            assert before.stake_proposed == amount and before.stake_proposed_by == 1 - seat
+            assert before.stake_proposed == amount
+            assert before.stake_proposed_by == 1 - seat
         else:
             assert (after.stake_proposed, after.stake_proposed_by) == (amount, seat)
             self.proposals.add(after.stake_proposal or 0)
@@ -141,7 +148,8 @@ class Flow(RuleBasedStateMachine):
         """A rebet of the last stake naming the proposal the page shows."""
         s = self.state
         after = self.attempt("rebet", seat, amount=s.last_stake, proposal=s.stake_proposal)
-        assert after is not None and after.stake == s.last_stake
+        assert after is not None
+        assert after.stake == s.last_stake
 
     def all_in(self) -> st.SearchStrategy[int]:
         """The smaller stack, or one chip more."""
@@ -152,7 +160,8 @@ class Flow(RuleBasedStateMachine):
         before = self.state
         after = self.attempt("deal", seat)
         if after is not None:
-            assert after.last_stake == before.stake and after.stake is None
+            assert after.last_stake == before.stake
+            assert after.stake is None
             assert after.deals_count == before.deals_count + 1
 
     @rule(seat=SEATS, number=st.one_of(st.none(), st.integers(0, 6)))
@@ -200,7 +209,8 @@ class Flow(RuleBasedStateMachine):
                 return
             if s.mode == "friend":
                 shown = self.state
-                assert shown.stake_proposed is not None and shown.stake_proposal is not None
+                assert shown.stake_proposed is not None
+                assert shown.stake_proposal is not None
                 self.attempt("accept", 1 - seat, amount=shown.stake_proposed,
                              proposal=shown.stake_proposal)
         if self.state.status == "betting":
@@ -233,7 +243,9 @@ class Flow(RuleBasedStateMachine):
         assert self.open_deals in (0, 1)
         assert (self.open_deals == 1) == (s.status == "playing")
         if s.status == "playing":
-            assert s.stake is None and s.last_stake is not None and s.deals_count >= 1
+            assert s.stake is None
+            assert s.last_stake is not None
+            assert s.deals_count >= 1
         else:
             assert s.locked == (False, False)
 
@@ -292,7 +304,8 @@ def refused(error: type[errors.GameError], action: object, *args: object, **kw: 
 def test_a_new_table_has_1000_chips_a_side_and_waits_for_a_friend() -> None:
     solo, friend = flow.start("solo"), flow.start("friend")
     assert (solo.status, friend.status) == ("betting", "waiting")
-    assert solo.seats[1].dealer and friend.seats[1].empty
+    assert solo.seats[1].dealer
+    assert friend.seats[1].empty
     assert {seat.stack for seat in solo.seats + friend.seats} == {1000}
     assert refused(errors.TableWaiting, "propose", friend, 0, 10).startswith(
         "Your friend has not joined yet")
@@ -317,7 +330,8 @@ def test_each_proposal_has_a_new_id_the_version_it_makes() -> None:
         assert (table.stake_proposed, table.stake_proposed_by) == (amount, seat)
         assert table.stake_proposal == table.version
         ids.append(table.stake_proposal)
-    assert len(set(ids)) == 3 and ids == sorted(ids)
+    assert len(set(ids)) == 3
+    assert ids == sorted(ids)
 
 
 def test_a_stake_is_whole_chips_up_to_the_smaller_stack() -> None:
@@ -483,7 +497,8 @@ def test_locks_and_the_reveal_follow_the_open_deal() -> None:
     one = flow.lock(table, 0, deal_number=1)
     assert (one.locked, one.version, one.reveal_due) == ((True, False), table.version + 1, False)
     both = flow.lock(one, 1)
-    assert both.reveal_due and both.version == one.version  # the reveal marks the change
+    assert both.reveal_due
+    assert both.version == one.version
     with pytest.raises(ValueError, match="not the two sides of one deal"):
         flow.reveal(both, ("win", "win"))
     done = flow.reveal(both, ("loss", "win"))
