@@ -39,7 +39,6 @@ from .realtime import broadcast
 
 log = logging.getLogger(__name__)
 
-LUCK_SAMPLES = 120
 # A table that waits for a friend or for a stake can be closed; a deal in
 # progress is never cut off (both players can always come back to it).
 IDLE_STATUSES = (Table.Status.WAITING, Table.Status.BETTING)
@@ -86,10 +85,9 @@ def invites_expire(*, now: Any = None) -> int:
     moment they stopped working). One conditional update; returns how many."""
     now = now or timezone.now()
     with transaction.atomic():
-        count = Invite.objects.filter(
+        return Invite.objects.filter(
             used_at__isnull=True, revoked_at__isnull=True, expires_at__lte=now
         ).update(revoked_at=F("expires_at"))
-    return count
 
 
 def client_messages_forget(*, now: Any = None, batch: int = 5000) -> int:
@@ -125,7 +123,7 @@ def client_messages_forget(*, now: Any = None, batch: int = 5000) -> int:
 def _audit(hand: Hand) -> dict[str, Any]:
     mode = hand.deal.table.mode
     side = "dealer" if hand.seat.is_dealer else "player"
-    expected = engine.luck(hand.cards, mode=mode, side=side, samples=LUCK_SAMPLES)
+    expected = engine.luck(hand.cards, mode=mode, side=side, samples=engine.LUCK_SAMPLES)
     stored = (hand.luck_wins, hand.luck_pushes, hand.luck_losses)
     reasons = []
     if stored != (expected.wins, expected.pushes, expected.losses):

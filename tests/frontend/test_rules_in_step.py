@@ -63,3 +63,11 @@ def test_no_page_template_spells_the_sample_count() -> None:
 def test_the_rules_page_names_the_engines_count(client: object) -> None:
     page = client.get("/rules/")  # type: ignore[attr-defined]
     assert f"deals {engine_luck.LUCK_SAMPLES} random opponents" in page.content.decode()
+
+
+def test_the_clients_suit_symbols_are_the_engines() -> None:
+    source = (JS / "cards.mjs").read_text()
+    match = re.search(r"^export const SUIT_SYMBOLS = \{([^}]*)\};", source, re.MULTILINE)
+    assert match, "cards.mjs exports no SUIT_SYMBOLS"
+    symbols = dict(re.findall(r'(\w): "([^"]+)"', match.group(1)))
+    assert symbols == importlib.import_module("games.engine.cards").SUIT_SYMBOLS
