@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from ..engine import flow
 from ..engine.errors import (
     InviteExpired,
     InviteNotFound,
@@ -24,11 +25,10 @@ from ..engine.errors import (
     NoOpenInvite,
     NotHost,
     NotSeated,
-    SeatTaken,
     TableFull,
 )
 from ..models import Invite, Table
-from .transition import OpenTable, touch, transition
+from .transition import OpenTable, flow_step, touch, transition
 
 # What ``secrets.token_urlsafe`` makes (URL-safe base64), with room for other
 # lengths. Anything else (a NUL, which PostgreSQL refuses in text, non-ASCII,
@@ -92,18 +92,13 @@ def _seated(held: OpenTable, user: Any) -> bool:
 
 
 def _take_seat(held: OpenTable, user: Any) -> None:
-    """Seat ``user`` in the empty seat 1 of a friend table (table row locked)."""
-    table, seat = held.table, held.seats[1]
-    if table.mode != Table.Mode.FRIEND:
-        raise TableFull("This is a solo table: its other seat is the dealer's.")
-    if _seated(held, user):
-        raise SeatTaken("You already have a seat at this table.")
-    if seat.user_id is not None:
-        raise TableFull()
+    """Seat ``user`` in the empty seat 1 of a friend table (table row locked):
+    the flow's ``join`` decides, and moves the table to betting."""
+    already = _seated(held, user)
+    flow_step(held, lambda state: flow.join(state, already_seated=already))
+    seat = held.seats[1]
     seat.user = user
     seat.save(update_fields=["user"])
-    table.status = Table.Status.BETTING
-    touch(table, "status")
 
 
 def table_join(*, user: Any, table_id: int, opened: OpenTable | None = None) -> Table:

@@ -19,20 +19,18 @@ seat 1 is taken through an invite link (``invites.invite_accept``), once.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
 from decimal import Decimal
-from typing import Any, cast
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from .. import engine, sql, tasks
 from ..engine import flow
-from ..engine.choices import Mode
 from ..engine.errors import FoulNotConfirmed, InvalidSetting, NotSeated
 from ..models import Deal, Hand, LedgerEntry, Seat, Table
 from .invites import invite_make
-from .transition import OpenTable, join_cards, transition
+from .transition import OpenTable, flow_save, flow_state, flow_step, join_cards, transition
 
 # What the reveal writes on each hand.
 _REVEALED_FIELDS = (
@@ -66,42 +64,6 @@ def _open_deal(held: OpenTable) -> tuple[Deal, list[Hand]]:
     assert deal is not None
     assert not deal.revealed
     return deal, hands
-
-
-def _state(held: OpenTable, locked: tuple[bool, bool] = (False, False)) -> flow.TableState:
-    """The locked table as its flow sees it (``games.engine.flow``)."""
-    table = held.table
-    first, second = (
-        flow.SeatChips(
-            stack=seat.stack,
-            with_commission=Decimal(seat.balance_with_commission),
-            dealer=seat.is_dealer,
-            empty=seat.user_id is None and not seat.is_dealer,
-        )
-        for seat in held.seats
-    )
-    # The table's own fields, by name: what ``_save`` writes back.
-    fields = {name: getattr(table, name) for name in flow.TABLE_FIELDS}
-    mode = cast(Mode, table.mode)
-    return flow.TableState(mode=mode, seats=(first, second), locked=locked, **fields)
-
-
-def _save(table: Table, before: flow.TableState, after: flow.TableState) -> None:
-    """Write what the step changed of the table (a new ``version`` orders the
-    views the sockets push, ``games.realtime``)."""
-    fields = flow.changed_fields(before, after)
-    if fields:
-        for name in fields:
-            setattr(table, name, getattr(after, name))
-        sql.save(table, [*fields, "updated_at"])
-
-
-def _step(held: OpenTable, step: Callable[[flow.TableState], flow.TableState]) -> flow.TableState:
-    """Load the table's state, take one ``step`` of its flow and save it."""
-    before = _state(held)
-    after = step(before)
-    _save(held.table, before, after)
-    return after
 
 
 # --- tables -----------------------------------------------------------------
@@ -140,7 +102,7 @@ def stake_propose(
     friend the proposal waits for the other seat (a new proposal replaces it)."""
     with transition(table_id, opened) as held:
         seat = held.seat_of(user)
-        _step(held, lambda state: flow.propose(state, seat.number, amount))
+        flow_step(held, lambda state: flow.propose(state, seat.number, amount))
     return held.table
 
 
@@ -152,7 +114,7 @@ def stake_accept(
     gone) agrees nothing, and the refusal says the stake as it is now."""
     with transition(table_id, opened) as held:
         seat = held.seat_of(user)
-        _step(held, lambda state: flow.accept(state, seat.number, amount=amount,
+        flow_step(held, lambda state: flow.accept(state, seat.number, amount=amount,
                                               proposal=proposal))
     return held.table
 
@@ -202,7 +164,7 @@ def deal_start(*, user: Any, table_id: int, opened: OpenTable | None = None) -> 
     """Deal at the agreed stake."""
     with transition(table_id, opened) as held:
         seat = held.seat_of(user)
-        return _deal(held, _step(held, lambda state: flow.deal(state, seat.number)))
+        return _deal(held, flow_step(held, lambda state: flow.deal(state, seat.number)))
 
 
 def deal_rebet(
@@ -220,7 +182,7 @@ def deal_rebet(
     then deals."""
     with transition(table_id, opened) as held:
         seat = held.seat_of(user)
-        after = _step(
+        after = flow_step(
             held, lambda state: flow.rebet(state, seat.number, amount=amount, proposal=proposal)
         )
         if after.status == "playing":  # solo: dealt at once
@@ -270,7 +232,7 @@ def setting_lock(
     revealed and settled in the same transaction."""
     with transition(table_id, opened) as held:
         seat = held.seat_of(user)
-        before = _state(held, _locked(held))
+        before = flow_state(held, _locked(held))
         after = flow.lock(before, seat.number, deal_number=deal_number)
         deal, hands = _open_deal(held)
         hand = hands[seat.number]
@@ -288,14 +250,14 @@ def setting_lock(
         if after.reveal_due:
             _reveal(held, deal, hands, after)
         else:
-            _save(held.table, before, after)  # the other seat now sees this side locked
+            flow_save(held.table, before, after)  # the other seat now sees this side locked
     return hand
 
 
 def deal_reveal(*, table_id: int, opened: OpenTable | None = None) -> Deal:
     """Reveal and settle the deal in progress once both sides have locked."""
     with transition(table_id, opened) as held:
-        state = _state(held, _locked(held))
+        state = flow_state(held, _locked(held))
         flow.check_reveal(state)
         deal, hands = _open_deal(held)
         _reveal(held, deal, hands, state)
@@ -374,4 +336,4 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
     sql.save(deal, ["status", "revealed_at"])
     # The skill-report aggregates catch up in the background once this commits.
     tasks.report_refresh_later(user_ids=[s.user_id for s in held.seats if s.user_id])
-    _save(table, state, after)
+    flow_save(table, state, after)

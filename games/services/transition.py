@@ -8,18 +8,26 @@ hands as the action leaves them. The ``OpenTable`` is passed on by argument:
 a socket message (``games.realtime.apply``) opens the table once, records
 its id and hands the same ``OpenTable`` to the service and then to the views,
 so nothing is locked or read twice.
+
+A transition is load → step → save: ``flow_state`` reads the open table as
+the engine's pure flow sees it (``games.engine.flow``), a flow step decides
+(and refuses, with the domain's sentences), and ``flow_save`` writes back the
+fields the step changed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from decimal import Decimal
+from typing import Any, cast
 
 from django.db import connection, transaction
 
 from .. import selectors, sql
+from ..engine import flow
+from ..engine.choices import Mode
 from ..engine.errors import NotSeated, TableNotFound
 from ..models import Seat, Table
 
@@ -84,6 +92,44 @@ def transition(table_id: object, opened: OpenTable | None = None) -> Iterator[Op
         return
     with transaction.atomic():
         yield table_open(table_id)
+
+
+def flow_state(held: OpenTable, locked: tuple[bool, bool] = (False, False)) -> flow.TableState:
+    """The locked table as its flow sees it (``games.engine.flow``)."""
+    table = held.table
+    first, second = (
+        flow.SeatChips(
+            stack=seat.stack,
+            with_commission=Decimal(seat.balance_with_commission),
+            dealer=seat.is_dealer,
+            empty=seat.user_id is None and not seat.is_dealer,
+        )
+        for seat in held.seats
+    )
+    # The table's own fields, by name: what ``flow_save`` writes back.
+    fields = {name: getattr(table, name) for name in flow.TABLE_FIELDS}
+    mode = cast(Mode, table.mode)
+    return flow.TableState(mode=mode, seats=(first, second), locked=locked, **fields)
+
+
+def flow_save(table: Table, before: flow.TableState, after: flow.TableState) -> None:
+    """Write what the step changed of the table (a new ``version`` orders the
+    views the sockets push, ``games.realtime``)."""
+    fields = flow.changed_fields(before, after)
+    if fields:
+        for name in fields:
+            setattr(table, name, getattr(after, name))
+        sql.save(table, [*fields, "updated_at"])
+
+
+def flow_step(
+    held: OpenTable, step: Callable[[flow.TableState], flow.TableState]
+) -> flow.TableState:
+    """Load the table's state, take one ``step`` of its flow and save it."""
+    before = flow_state(held)
+    after = step(before)
+    flow_save(held.table, before, after)
+    return after
 
 
 def touch(table: Table, *fields: str) -> None:
