@@ -37,7 +37,9 @@ def open_solo_table(page, base: str) -> str:
 
 
 def engine_ready_ms(page) -> float:
-    page.wait_for_function("() => window.paigowTimings && window.paigowTimings.engineReady !== null", timeout=120_000)
+    page.wait_for_function(
+        "() => window.paigowTimings && window.paigowTimings.engineReady !== null", timeout=120_000
+    )
     # From navigation start, so it includes the page's own load.
     return page.evaluate(
         "() => performance.getEntriesByName('paigow-engine-ready')[0].startTime"
@@ -56,7 +58,7 @@ def main() -> None:
         with live_site(env) as base, sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             cold, cached, lucks, explores = [], [], [], []
-            for round_ in range(options.rounds):
+            for _ in range(options.rounds):
                 context = browser.new_context(viewport={"width": 1280, "height": 800})
                 page = context.new_page()
                 url = open_solo_table(page, base)
@@ -67,12 +69,16 @@ def main() -> None:
                 page.get_by_label("Stake").fill("10")
                 page.get_by_role("button", name="Deal").click()
                 page.get_by_role("button", name="House way").click()
-                page.wait_for_function("() => document.querySelectorAll('#cards [aria-pressed=true]').length === 2")
+                page.wait_for_function(
+                    "() => document.querySelectorAll('#cards [aria-pressed=true]').length === 2"
+                )
                 page.get_by_role("button", name="Lock", exact=True).click()
                 page.wait_for_function("() => window.paigowTimings.luck !== null", timeout=60_000)
                 lucks.append(page.evaluate("() => window.paigowTimings.luck"))
                 page.get_by_role("button", name="Explore the 21 settings").click()
-                page.wait_for_function("() => window.paigowTimings.explore !== null", timeout=120_000)
+                page.wait_for_function(
+                    "() => window.paigowTimings.explore !== null", timeout=120_000
+                )
                 explores.append(page.evaluate("() => window.paigowTimings.explore"))
                 context.close()
             browser.close()

@@ -46,7 +46,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -163,14 +163,14 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 def tree(pid: int) -> list[int]:
     """``pid`` and its descendants."""
     children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
             try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
+                stat = (entry / "stat").read_text()
             except OSError:
                 continue
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            children.setdefault(ppid, []).append(int(entry))
+            children.setdefault(ppid, []).append(int(entry.name))
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -378,10 +378,8 @@ class Seat:
             left = deadline - time.perf_counter()
             if left <= 0:
                 raise TimeoutError()
-            try:
+            with suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
-            except TimeoutError:
-                pass
 
 
 class GameReply(Exception):
@@ -429,7 +427,9 @@ async def play_table(
             step = "accept"
             await decide()
             # The accept names the proposal the friend's page shows.
-            await b.request({"type": "accept_stake", "amount": shown["amount"], "proposal": shown["id"]})
+            await b.request(
+                {"type": "accept_stake", "amount": shown["amount"], "proposal": shown["id"]}
+            )
             step = "deal"
             await decide()
             reply = await a.request({"type": "deal"})
@@ -601,7 +601,8 @@ def report(row: dict[str, Any]) -> str:
         f"daphne {row['daphne_cpu_pct']:.0f}% CPU {row['daphne_rss_mb']:.0f} MB, "
         f"worker {row['worker_cpu_pct']:.0f}% CPU {row['worker_rss_mb']:.0f} MB; "
         f"load generator {row['clients_cpu_pct']:.0f}% CPU; "
-        f"machine busy {row['machine_busy_pct']:.0f}% of 2 cores, load avg {row['load_avg_start']:.2f}"
+        f"machine busy {row['machine_busy_pct']:.0f}% of 2 cores, "
+        f"load avg {row['load_avg_start']:.2f}"
         f"→{row['load_avg_max']:.2f}"
     )
 
@@ -657,7 +658,8 @@ def main() -> None:
     env = stack_env(args)
     print(
         f"$ .venv/bin/python benchmarks/load.py --tables {' '.join(map(str, args.tables))} "
-        f"--servers {args.servers} --pace {args.pace} --think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
+        f"--servers {args.servers} --pace {args.pace} "
+        f"--think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
         + ("" if args.ramp is None else f" --ramp {args.ramp:g}")
     )
     print(

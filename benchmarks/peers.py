@@ -132,7 +132,8 @@ def main() -> None:
     print(
         f"CPython {py}, ours: house way {ours['public']:,.0f} settings/s (public API, codes), "
         f"{ours['internal']:,.0f}/s (index API, empty pattern cache); "
-        f"luck median {ours['luck_median_ms']:.2f} ms (p90 {ours['luck_p90_ms']:.2f} ms, {args.lucks} hands)"
+        f"luck median {ours['luck_median_ms']:.2f} ms "
+        f"(p90 {ours['luck_p90_ms']:.2f} ms, {args.lucks} hands)"
     )
 
     out_path = bench / f"peers-{args.deals}.json"
@@ -171,12 +172,15 @@ def main() -> None:
     if "pyodide" in peers:
         p = peers["pyodide"]
         print(
-            f"Pyodide {p['pyodide']} (Python {p['python']}) in Node, ours: cold load {p['loadMs']:,.0f} ms; "
-            f"house way {p['publicRate']:,.0f} settings/s (public API), {p['internalRate']:,.0f}/s (index API, "
-            f"empty pattern cache); luck median {p['luckMedianMs']:.2f} ms (p90 {p['luckP90Ms']:.2f} ms)"
+            f"Pyodide {p['pyodide']} (Python {p['python']}) in Node, "
+            f"ours: cold load {p['loadMs']:,.0f} ms; "
+            f"house way {p['publicRate']:,.0f} settings/s (public API), "
+            f"{p['internalRate']:,.0f}/s (index API, empty pattern cache); "
+            f"luck median {p['luckMedianMs']:.2f} ms (p90 {p['luckP90Ms']:.2f} ms)"
         )
         print(
-            f"ratio, Pyodide ours / pokersolver: {p['publicRate'] / solver['rate']:.1f}× (public API), "
+            "ratio, Pyodide ours / pokersolver: "
+            f"{p['publicRate'] / solver['rate']:.1f}× (public API), "
             f"{p['internalRate'] / solver['rate']:.1f}× (index API)"
         )
 
@@ -188,7 +192,8 @@ def main() -> None:
     if args.legal:
         illegal, seconds = ours_legal(args.legal)
         print(
-            f"ours, index API on {args.legal:,} seeded deals (seed 1): {illegal} illegal ({seconds:.1f} s)"
+            f"ours, index API on {args.legal:,} seeded deals (seed 1): "
+            f"{illegal} illegal ({seconds:.1f} s)"
         )
 
 

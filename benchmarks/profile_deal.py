@@ -46,11 +46,11 @@ def main() -> None:
     from django.test.utils import CaptureQueriesContext
 
     from games import selectors, services, tasks
+    from games.engine import house_way
+    from games.models import Invite
     from games.realtime import session as socket_auth
     from games.realtime.apply import message_apply
     from games.realtime.messages import Message
-    from games.engine import house_way
-    from games.models import Invite
 
     # The worker's report refresh is not the socket's time (it runs eagerly
     # without REDIS_URL): queue nothing.
@@ -118,7 +118,8 @@ def main() -> None:
         per_deal = sum(values) / args.deals
         total += per_deal
         print(
-            f"  {name:7s} {statistics.median(values) * 1000:7.2f} ms  {statistics.median(queries[name]):4.0f} queries"
+            f"  {name:7s} {statistics.median(values) * 1000:7.2f} ms"
+            f"  {statistics.median(queries[name]):4.0f} queries"
             f"  ({len(values) // args.deals}× a deal: {per_deal * 1000:6.2f} ms a deal)"
         )
     print(f"  total   {total * 1000:7.2f} ms a deal")

@@ -42,7 +42,8 @@ def main() -> None:
     from games.models import Hand
 
     spec = importlib.util.spec_from_file_location("games.selectors_before", args.before)
-    assert spec and spec.loader
+    assert spec
+    assert spec.loader
     before = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(before)
     recent = Hand.objects.filter(deal__status="revealed").order_by("-id")

@@ -22,7 +22,10 @@ INVITES = Limiter("invite", {"user": LIMIT_PER_USER, "ip": LIMIT_PER_ADDRESS})
 
 def _pairs(request: Any) -> tuple[tuple[str, str], tuple[str, str]]:
     user = getattr(request, "user", None)
-    return ("user", str(getattr(user, "pk", "") or "")), ("ip", client_address(request) or "unknown")
+    return (
+        ("user", str(getattr(user, "pk", "") or "")),
+        ("ip", client_address(request) or "unknown"),
+    )
 
 
 def check_invite(request: Any) -> None:

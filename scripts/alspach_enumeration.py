@@ -88,7 +88,8 @@ def main() -> None:
         name = CATEGORY_NAMES[category]
         match = counts[category] == ALSPACH[name]
         ok &= match
-        print(f"{name:>16}: {counts[category]:>12,}  {'ok' if match else 'MISMATCH ' + format(ALSPACH[name], ',')}")
+        verdict = "ok" if match else f"MISMATCH {ALSPACH[name]:,}"
+        print(f"{name:>16}: {counts[category]:>12,}  {verdict}")
     total = sum(counts.values())
     print(f"{'total':>16}: {total:>12,}  {'ok' if total == comb(53, 7) else 'MISMATCH'}")
     print(f"enumerated in {elapsed:.1f} s")

@@ -34,7 +34,8 @@ def _settle(args: argparse.Namespace) -> None:
     s = settle(mode=args.mode, front=args.front, back=args.back,
                other_front=args.other_front, other_back=args.other_back)
     first = "Player" if args.mode == "solo" else "First side"
-    for label, f, b in ((first, args.front, args.back), ("Other", args.other_front, args.other_back)):
+    sides = ((first, args.front, args.back), ("Other", args.other_front, args.other_back))
+    for label, f, b in sides:
         foul = foul_reason(f, b)
         print(f"{label}: {front_name(f)} | {back_name(b)}" + (f"  FOUL: {foul}" if foul else ""))
     print(f"Front {s.front}, back {s.back}: {first.lower()} result {s.result} (score {s.score})")

@@ -37,7 +37,9 @@ def _field(request: Request, name: str) -> Any:
 
 def _cards(request: Request, name: str) -> str | list[str]:
     value = _field(request, name)
-    if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+    if isinstance(value, str) or (
+        isinstance(value, list) and all(isinstance(v, str) for v in value)
+    ):
         return value
     raise ValueError(f"The “{name}” field should be cards written as text, like \"As Kd\".")
 

@@ -103,7 +103,9 @@ def parse_indices(cards: str | Iterable[str], *, count: int | None = None) -> tu
         tokens = []
         for item in cards:
             if not isinstance(item, str):
-                raise CardError(f"“{item!r}” is not a card: cards are written as text like As or JK.")
+                raise CardError(
+                    f"“{item!r}” is not a card: cards are written as text like As or JK."
+                )
             tokens.append(item)
     seen: set[int] = set()
     for token in tokens:

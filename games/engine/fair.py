@@ -34,7 +34,8 @@ def deck_commitment(deck_order: Sequence[str], secret: str) -> str:
 def verify_shuffle(deck_order: Sequence[str], secret: str, commitment: str) -> bool:
     """True when the deck is all 53 cards once each and matches the commitment.
 
-    >>> verify_shuffle(DECK, "x", deck_commitment(DECK, "x")), verify_shuffle(DECK, "y", deck_commitment(DECK, "x"))
+    >>> commitment = deck_commitment(DECK, "x")
+    >>> verify_shuffle(DECK, "x", commitment), verify_shuffle(DECK, "y", commitment)
     (True, False)
     """
     if len(deck_order) != 53 or set(deck_order) != set(INDEX):

@@ -133,13 +133,17 @@ class _Table(dict[int, int]):
 
 
 _RANK_TABLE = _Table(_rank_reading)
-_FLUSH_TABLE = _Table(lambda values, joker: max(_rank_reading(values, joker), _flush_reading(values, joker)))
+_FLUSH_TABLE = _Table(
+    lambda values, joker: max(_rank_reading(values, joker), _flush_reading(values, joker))
+)
 
 
 # Suit counts in 4-bit fields (the joker in bits 16-19); summing is order-free.
 SUIT_KEY: tuple[int, ...] = tuple(1 << (4 * (c // 13)) for c in range(52)) + (1 << 16,)
 # Suit keys of five cards whose naturals share one suit.
-SUITED_FIVE = frozenset([5 << (4 * s) for s in range(4)] + [(4 << (4 * s)) + (1 << 16) for s in range(4)])
+SUITED_FIVE = frozenset(
+    [5 << (4 * s) for s in range(4)] + [(4 << (4 * s)) + (1 << 16) for s in range(4)]
+)
 
 
 def back_value_from_keys(rank_key: int, suit_key: int) -> int:

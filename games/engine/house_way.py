@@ -46,13 +46,23 @@ REASONS = {
     "five-aces-split": "Split the five aces: a pair of aces in front, three aces in back.",
     "royal-flush": "Keep the royal flush in back.",
     "straight-flush": "Keep the straight flush in back.",
-    "straight-or-flush": "Play the straight or flush in back and put the best two other cards in front.",
+    "straight-or-flush": (
+        "Play the straight or flush in back and put the best two other cards in front."
+    ),
     "quads-low-keep": "Four of a kind from twos to sixes stays together in back.",
-    "quads-mid-keep": "Keep the four of a kind in back: the other cards already make ace-jack or better in front.",
+    "quads-mid-keep": (
+        "Keep the four of a kind in back: "
+        "the other cards already make ace-jack or better in front."
+    ),
     "quads-mid-split": "Split the four of a kind: a pair in front, a pair in back.",
-    "quads-high-keep": "Keep the high four of a kind in back: the other cards give a pair of tens or better in front.",
+    "quads-high-keep": (
+        "Keep the high four of a kind in back: "
+        "the other cards give a pair of tens or better in front."
+    ),
     "quads-high-split": "Split the high four of a kind: a pair in front, a pair in back.",
-    "quads-aces-keep": "Keep the four aces in back: the other cards give a pair of sevens or better in front.",
+    "quads-aces-keep": (
+        "Keep the four aces in back: the other cards give a pair of sevens or better in front."
+    ),
     "quads-aces-split": "Split the four aces: a pair of aces in front, a pair of aces in back.",
     "two-trips": "With two three of a kinds, put a pair from the higher one in front.",
     "full-house-two-pair": "Three of a kind with two pairs: the higher pair goes in front.",
@@ -67,10 +77,13 @@ REASONS = {
     "no-pair": "Keep the highest card in back and the next two in front.",
 }
 for _straight_row in ("royal-flush", "straight-flush", "straight-or-flush"):
-    for _tail, _key in (("keep", "two-pair-keep"), ("split", "two-pair-split"), ("three-pair", "three-pair")):
+    _name = _straight_row.replace("-or-", " or ").replace("-", " ")
+    for _tail, _key in (
+        ("keep", "two-pair-keep"), ("split", "two-pair-split"), ("three-pair", "three-pair")
+    ):
         REASONS[f"{_straight_row}-as-pairs-{_tail}"] = (
-            "Play it as pairs rather than the " + _straight_row.replace("-or-", " or ").replace("-", " ")
-            + ": " + REASONS[_key][0].lower() + REASONS[_key][1:]
+            f"Play it as pairs rather than the {_name}: "
+            + REASONS[_key][0].lower() + REASONS[_key][1:]
         )
 
 
@@ -313,7 +326,8 @@ _FLUSHABLE = frozenset(
 # Each straight as a bit mask over rank slots (slot = 14 - value, ace 0).
 _STRAIGHT_MASKS = tuple(
     sum(1 << (14 - v) for v in values)
-    for values in [range(10, 15), (14, 2, 3, 4, 5)] + [range(t - 4, t + 1) for t in range(13, 5, -1)]
+    for values in [range(10, 15), (14, 2, 3, 4, 5)]
+    + [range(t - 4, t + 1) for t in range(13, 5, -1)]
 )
 
 

@@ -76,7 +76,9 @@ def luck_seed(key: str) -> int:
     return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big")
 
 
-def draw_opponents(cards: tuple[int, ...], samples: int, rng: SplitMix64) -> Iterator[tuple[int, ...]]:
+def draw_opponents(
+    cards: tuple[int, ...], samples: int, rng: SplitMix64
+) -> Iterator[tuple[int, ...]]:
     """Opponent hands (sorted indices), each a fresh partial shuffle of the rest.
 
     This is the hot loop of luck, so SplitMix64.below is inlined here; the
@@ -226,7 +228,9 @@ def check_side(mode: str, side: str) -> str:
     return side
 
 
-def opponent_values(cards: tuple[int, ...], mode: str, side: str, samples: int) -> list[tuple[int, int]]:
+def opponent_values(
+    cards: tuple[int, ...], mode: str, side: str, samples: int
+) -> list[tuple[int, int]]:
     """The drawn opponents of rules §6, each as its house way's front and back values.
 
     The key, the seed and the draw are exactly luck's, so luck and the setting

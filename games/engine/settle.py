@@ -109,7 +109,8 @@ def settle(
     'win'
     """
     solo = check_mode(mode) == "solo"
-    f, b = front_value_of(parse_indices(front, count=2)), back_value_of(parse_indices(back, count=5))
+    f = front_value_of(parse_indices(front, count=2))
+    b = back_value_of(parse_indices(back, count=5))
     of = front_value_of(parse_indices(other_front, count=2))
     ob = back_value_of(parse_indices(other_back, count=5))
     result = _RESULTS[outcome(solo, f, b, of, ob)]

@@ -401,7 +401,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         state = event["state"]
         if self.closing:
             return
-        if event.get("origin") != self.channel_name and state["table"]["version"] > self.version_sent:
+        mine = event.get("origin") == self.channel_name
+        if not mine and state["table"]["version"] > self.version_sent:
             await self.send_state(state=state)
 
     def read_state_signed_in(self) -> dict[str, Any]:

@@ -31,7 +31,7 @@ def card_faces(codes: Iterable[str] | str) -> str:
             (
                 (" red" if f["red"] else (" joker" if f["joker"] else ""),
                  f["name"], f["name"], code, f["rank"], f["suit"])
-                for code, f in zip(codes, faces)
+                for code, f in zip(codes, faces, strict=True)
             ),
         ),
     )
