@@ -69,7 +69,7 @@ def clean_env(tmp_path: Path) -> Iterator[dict[str, str]]:
         and not key.startswith("PYTEST_")
     }
     env["PAIGOW_VAR_DIR"] = str(tmp_path / "var")
-    yield env
+    return env
 
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -133,7 +133,8 @@ def test_every_form_needs_its_csrf_token(path: str, data: dict[str, str]) -> Non
         client.force_login(user)
     response = client.post(path, data)
     assert response.status_code == 403, path
-    assert User.objects.count() == 1 and not user.seats.exists()
+    assert User.objects.count() == 1
+    assert not user.seats.exists()
 
 
 def test_the_forms_carry_a_csrf_token(client: Client) -> None:

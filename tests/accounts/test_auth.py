@@ -40,7 +40,8 @@ def sign_in(client: Client, username: str, password: str, address: str) -> str:
 
 def test_the_home_page_links_sign_up_and_sign_in(client: Client) -> None:
     page = client.get("/").content.decode()
-    assert ">Sign up</a>" in page and ">Sign in</a>" in page
+    assert ">Sign up</a>" in page
+    assert ">Sign in</a>" in page
 
 
 def test_the_sign_up_form_keeps_djangos_labels(client: Client) -> None:
@@ -54,7 +55,8 @@ def test_signing_up_signs_in_and_goes_to_the_lobby(client: Client, name: str) ->
     response = client.post(
         "/accounts/sign-up/", {"username": name, "password1": PASSWORD, "password2": PASSWORD}
     )
-    assert response.status_code == 302 and response["Location"] == "/lobby/"
+    assert response.status_code == 302
+    assert response["Location"] == "/lobby/"
     assert client.get("/lobby/").status_code == 200
     assert User.objects.filter(username=name).exists()
 
@@ -76,7 +78,8 @@ def test_sign_in_sign_out_and_password_change(client: Client, name: str, address
         {"old_password": PASSWORD, "new_password1": "another long phrase 2",
          "new_password2": "another long phrase 2"},
     )
-    assert response.status_code == 302 and response["Location"] == "/accounts/password/done/"
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/password/done/"
     assert client.post("/accounts/sign-out/").status_code == 302
     assert client.get("/lobby/").status_code == 302
     assert sign_in(client, name, "another long phrase 2", address) == "signed-in"

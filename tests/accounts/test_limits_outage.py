@@ -93,8 +93,10 @@ def outage(settings: Any) -> Iterator[PrivateRedis]:
 def assert_polite_503(response: Any, caplog: pytest.LogCaptureFixture) -> None:
     body = response.content.decode()
     assert response.status_code == 503, body[:500]
-    assert SENTENCE in body and "nothing was changed" in body
-    assert "Traceback" not in body and "ConnectionError" not in body
+    assert SENTENCE in body
+    assert "nothing was changed" in body
+    assert "Traceback" not in body
+    assert "ConnectionError" not in body
     assert response["Retry-After"] == "60"
     assert not [record for record in caplog.records if record.exc_info]
 

@@ -57,7 +57,9 @@ def admin_sign_in(client: Client, username: str, password: str, address: str) ->
     return "signed-in" if response.status_code == 302 else response.content.decode()
 
 
-def change_password(client: Client, old: str, address: str, url: str = "/accounts/password/") -> Any:
+def change_password(
+    client: Client, old: str, address: str, url: str = "/accounts/password/"
+) -> Any:
     return client.post(
         url,
         {"old_password": old, "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
@@ -126,7 +128,8 @@ def test_the_admin_password_change_is_on_the_same_limit(client: Client) -> None:
     url = "/admin/password_change/"
     assert WRONG_OLD in change_password(client, "wrong", address, url).content.decode()
     response = change_password(client, PASSWORD, address, url)
-    assert response.status_code == 429 and "Too many wrong passwords" in response.content.decode()
+    assert response.status_code == 429
+    assert "Too many wrong passwords" in response.content.decode()
     staff.refresh_from_db()
     assert staff.check_password(PASSWORD)
 

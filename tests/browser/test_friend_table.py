@@ -41,7 +41,9 @@ def test_two_friends_invite_stake_lock_and_see_one_reveal(contexts: Any, site: s
     guest.get_by_role("button", name="Accept stake 30").click()
     for page in (host, guest):
         expect(page.locator("#cards button.card")).to_have_count(7)
-        expect(page.locator("#table")).to_have_attribute("data-engine", "ready", timeout=ENGINE_READY)
+        expect(page.locator("#table")).to_have_attribute(
+            "data-engine", "ready", timeout=ENGINE_READY
+        )
 
     host.get_by_role("button", name="House way").click()
     expect(host.locator("#cards button[aria-pressed='true']")).to_have_count(2)

@@ -49,7 +49,8 @@ def test_a_message_whose_reply_was_lost_is_resent_with_its_id_and_applied_once(
     drop["type"] = "stake"
     deal(page)
     stakes = [m for m in sent if m["type"] == "stake"]
-    assert len(stakes) == 2 and stakes[0] == stakes[1], stakes
+    assert len(stakes) == 2, stakes
+    assert stakes[0] == stakes[1], stakes
     replayed = [a for a in answers if a.get("id") == stakes[0]["id"]]
     assert [a.get("replayed", False) for a in replayed] == [False, True]
     assert len([m for m in sent if m["type"] == "deal"]) == 1
@@ -66,12 +67,16 @@ def test_a_message_whose_reply_was_lost_is_resent_with_its_id_and_applied_once(
     expect(page.locator("#connection")).to_have_text("Connected")
     locks = [m for m in sent if m["type"] == "lock"]
     for _ in range(50):  # the resend follows the new socket's first frame
-        if len(locks) == 2 and any(a.get("replayed") for a in answers if a.get("id") == locks[0]["id"]):
+        if len(locks) == 2 and any(
+            a.get("replayed") for a in answers if a.get("id") == locks[0]["id"]
+        ):
             break
         page.wait_for_timeout(100)
         locks = [m for m in sent if m["type"] == "lock"]
-    assert len(locks) == 2 and locks[0] == locks[1], locks
-    assert [a.get("replayed", False) for a in answers if a.get("id") == locks[0]["id"]] == [False, True]
+    assert len(locks) == 2, locks
+    assert locks[0] == locks[1], locks
+    lock_replays = [a.get("replayed", False) for a in answers if a.get("id") == locks[0]["id"]]
+    assert lock_replays == [False, True]
     expect(page.get_by_role("alert")).to_be_hidden()  # no "already locked" / "already revealed"
     word = status.locator(".headline").inner_text().split(":")[0]
     stack = {"Win": "1020", "Push": "1000", "Loss": "980"}[word]

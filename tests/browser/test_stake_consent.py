@@ -32,7 +32,9 @@ def test_an_accept_of_a_stake_changed_meanwhile_deals_nothing_and_shows_the_new_
 
     def route(ws: Any) -> None:
         server = ws.connect_to_server()
-        server.on_message(lambda message: held.append(message) if holding["on"] else ws.send(message))
+        server.on_message(
+            lambda message: held.append(message) if holding["on"] else ws.send(message)
+        )
 
     guest.route_web_socket(re.compile(r"/ws/tables/\d+/"), route)
     guest.goto(link.input_value())

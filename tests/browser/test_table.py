@@ -29,7 +29,8 @@ def wait_engine(page: Any) -> None:
 def deal(page: Any, stake: int = 20) -> None:
     page.get_by_label("Stake").fill(str(stake))
     page.get_by_role("button", name="Deal").click()
-    expect(page.get_by_role("group", name="Your seven cards").get_by_role("button")).to_have_count(7)
+    hand = page.get_by_role("group", name="Your seven cards")
+    expect(hand.get_by_role("button")).to_have_count(7)
 
 
 def seven(page: Any) -> list[str]:
@@ -54,7 +55,11 @@ def test_solo_house_way_lock_reveal_and_luck(page: Any, site: str) -> None:
     deal(page)
     cards = page.get_by_role("group", name="Your seven cards").get_by_role("button")
     names = cards.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
-    assert all(re.fullmatch(r"(Joker|(Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Jack|Queen|King|Ace) of (spades|hearts|diamonds|clubs))", n) for n in names), names
+    card_name = re.compile(
+        r"(Joker|(Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Jack|Queen|King|Ace)"
+        r" of (spades|hearts|diamonds|clubs))"
+    )
+    assert all(card_name.fullmatch(n) for n in names), names
     wait_engine(page)
 
     # Keyboard: Space on a card puts it in front.
@@ -102,7 +107,8 @@ def test_solo_house_way_lock_reveal_and_luck(page: Any, site: str) -> None:
     luck = frame["deal"]["results"]["you"]["luck"]
     assert re.fullmatch(r"Luck \d+\.\d \(\d+\.\d–\d+\.\d\)", luck)
     assert sorted(frame["deal"]["you"]["front"]) == sorted(front)
-    assert frame["session"]["luck_count"] == 1 and frame["session"]["hands"] == 1
+    assert frame["session"]["luck_count"] == 1
+    assert frame["session"]["hands"] == 1
     page.reload()
     expect(page.locator("#connection")).to_have_text("Connected")
     expect(page.locator("#luck")).to_contain_text(luck)
@@ -155,7 +161,10 @@ def test_a_foul_is_explained_needs_lock_anyway_and_loses(page: Any, site: str) -
 def test_rules_page_and_face_pack(page: Any, site: str) -> None:
     page.goto(f"{site}/rules/")
     expect(page.get_by_role("heading", name="Rules", level=1)).to_be_visible()
-    for text in ("Five aces", "foul", "copy", "house way", "Luck", "Decision skill", "8♦ 8♣ | A♠ A♥ K♠ 7♥ 4♦"):
+    for text in (
+        "Five aces", "foul", "copy", "house way", "Luck", "Decision skill",
+        "8♦ 8♣ | A♠ A♥ K♠ 7♥ 4♦",
+    ):
         expect(page.locator("main")).to_contain_text(text)
     start_solo(page, site)
     deal(page)
@@ -165,7 +174,8 @@ def test_rules_page_and_face_pack(page: Any, site: str) -> None:
     images = page.locator("#cards img.face")
     expect(images).to_have_count(7)
     page.wait_for_function(
-        "() => [...document.querySelectorAll('#cards img.face')].every(i => i.complete && i.naturalWidth > 0)"
+        "() => [...document.querySelectorAll('#cards img.face')]"
+        ".every(i => i.complete && i.naturalWidth > 0)"
     )
     assert re.search(r"/faces/(\d+|ace|king|queen|jack)_of_[a-z]+\.png$|/faces/black_joker\.png$",
                      images.first.get_attribute("src") or "")

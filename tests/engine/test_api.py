@@ -47,7 +47,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_deck_is_in_rules_order() -> None:
     assert len(DECK) == 53 == len(set(DECK))
-    assert DECK[:3] == ("As", "Ks", "Qs") and DECK[12] == "2s" and DECK[13] == "Ah"
+    assert DECK[:3] == ("As", "Ks", "Qs")
+    assert DECK[12] == "2s"
+    assert DECK[13] == "Ah"
     assert DECK[-2:] == ("2c", "JK")
 
 
@@ -60,7 +62,10 @@ def test_parse_cards_accepts_text_or_lists_and_returns_deck_order() -> None:
 @pytest.mark.parametrize(
     ("text", "count", "message"),
     [
-        ("Xz", None, "“Xz” is not a card: write a rank (2-9, T, J, Q, K, A) and a suit (s, h, d, c), or JK for the joker."),
+        ("Xz", None, (
+            "“Xz” is not a card: write a rank (2-9, T, J, Q, K, A)"
+            " and a suit (s, h, d, c), or JK for the joker."
+        )),
         ("7c 7c", None, "You listed the seven of clubs twice."),
         ("JK jk", None, "You listed the joker twice."),
         ("As Ks Qs Js Ts 9s", 7, "A hand needs seven cards; you gave six."),
@@ -75,7 +80,8 @@ def test_parse_errors_read_as_sentences(text: str, count: int | None, message: s
 
 
 def test_card_and_hand_names() -> None:
-    assert card_name("As") == "Ace of spades" and card_name("JK") == "Joker"
+    assert card_name("As") == "Ace of spades"
+    assert card_name("JK") == "Joker"
     assert back_name("Kh Qh Jh Th JK") == "Royal flush"
     assert back_name("9s 9h 9d 4c 4h") == "Full house, nines over fours"
     assert back_name("As 2d 3c 4h JK") == "Straight, ace to five"
@@ -83,7 +89,9 @@ def test_card_and_hand_names() -> None:
 
 
 def test_foul_reason_explains_or_is_none() -> None:
-    assert foul_reason("9s 9h", "Ks Qd 7c 4h 2s") == "Your front, a pair of nines, beats your back, king high."
+    assert foul_reason("9s 9h", "Ks Qd 7c 4h 2s") == (
+        "Your front, a pair of nines, beats your back, king high."
+    )
     assert foul_reason("9s 9h", "Ts Td 7c 4h 2s") is None
     assert is_foul("Ts Th", "9s 9d 7c 4h 2s")
 
@@ -115,8 +123,10 @@ def test_settle_reports_parts_fouls_and_scores() -> None:
     assert (s.result, s.foul, s.other_foul, s.score) == ("loss", True, False, 0.0)
     both = settle(mode="friend", front="9s 9h", back="Ks Qd 7c 4h 2s",
                   other_front="Tc Td", other_back="Ac Kc 8c 6h 5s")
-    assert both.result == "push" and both.foul and both.other_foul
-    with pytest.raises(ValueError):
+    assert both.result == "push"
+    assert both.foul
+    assert both.other_foul
+    with pytest.raises(ValueError, match="is not a table mode"):
         settle(mode="casino", front="9s 9h", back="Ks Qd 7c 4h 2s",
                other_front="Tc Td", other_back="Ac Kc 8c 6h 5s")
 
@@ -126,7 +136,7 @@ def test_ledger_uses_decimal_hundredths_rounded_half_up() -> None:
     assert ledger_delta("loss", 20).with_commission == Decimal("-20.00")
     assert ledger_delta("win", 1).with_commission == Decimal("0.95")
     assert ledger_delta("win", 333).with_commission == Decimal("316.35")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least 1"):
         ledger_delta("win", 0)
 
 
@@ -148,7 +158,7 @@ def test_luck_from_counts_matches_luck() -> None:
     # Exact ties round half up: 5.05 shows 5.1 and 5.35 shows 5.4.
     assert luck_from_counts(wins=3, pushes=102, losses=15).shown == "5.1"
     assert luck_from_counts(wins=1, pushes=114, losses=5).shown == "5.4"
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is not a side at a friend table"):
         luck("Kh Qh 9d 3d Kc 6c 4c", mode="friend", side="dealer")
 
 
@@ -158,9 +168,11 @@ def test_shuffle_commitment_and_deal() -> None:
     commitment = deck_commitment(deck, "secret")
     assert verify_shuffle(deck, "secret", commitment)
     assert not verify_shuffle(deck, "other", commitment)
-    assert not verify_shuffle(deck[:-1] + (deck[0],), "secret", deck_commitment(deck[:-1] + (deck[0],), "secret"))
+    doubled = (*deck[:-1], deck[0])
+    assert not verify_shuffle(doubled, "secret", deck_commitment(doubled, "secret"))
     first, second = deal_hands(deck)
-    assert set(first) == set(deck[:7]) and set(second) == set(deck[7:14])
+    assert set(first) == set(deck[:7])
+    assert set(second) == set(deck[7:14])
     assert first == sort_cards(first)
 
 
@@ -184,10 +196,14 @@ def test_seat_view_hides_everything_secret_before_the_reveal() -> None:
         for seat in hidden_seats:
             for card in snap.seats[seat].cards:
                 assert f'"{card}"' not in dumped, (viewer, card)
-        assert "s3cr3t-value" not in dumped and "deck" not in view and "secret" not in view
-        assert view["revealed"] is False and view["commitment"] == snap.commitment
+        assert "s3cr3t-value" not in dumped
+        assert "deck" not in view
+        assert "secret" not in view
+        assert view["revealed"] is False
+        assert view["commitment"] == snap.commitment
     mine = seat_view(snap, 0)["you"]
-    assert isinstance(mine, dict) and mine["cards"] == list(snap.seats[0].cards)
+    assert isinstance(mine, dict)
+    assert mine["cards"] == list(snap.seats[0].cards)
     assert seat_view(snap, 0)["other"] == {"locked": True}
 
 
@@ -195,8 +211,10 @@ def test_seat_view_shows_all_after_the_reveal() -> None:
     snap = _snapshot(revealed=True)
     view = seat_view(snap, 0)
     other = view["other"]
-    assert isinstance(other, dict) and other["cards"] == list(snap.seats[1].cards)
-    assert view["deck"] == list(snap.deck_order or ()) and view["secret"] == "s3cr3t-value"
+    assert isinstance(other, dict)
+    assert other["cards"] == list(snap.seats[1].cards)
+    assert view["deck"] == list(snap.deck_order or ())
+    assert view["secret"] == "s3cr3t-value"
     json.dumps(seat_view(snap, None))
 
 
@@ -215,8 +233,11 @@ def test_cli_house_way_luck_and_batch_errors() -> None:
         return done.stdout
 
     out = run("house-way", "As", "Ah", "8d", "8c", "Ks", "7h", "4d")
-    assert "8d 8c" in out and "two-pair-split" in out and "Pair of eights" in out
-    assert run("luck", "--mode", "solo", "--side", "player", *["9s", "2s", "Th", "5h", "2h", "Kd", "Kc"]).startswith(
+    assert "8d 8c" in out
+    assert "two-pair-split" in out
+    assert "Pair of eights" in out
+    cards = ["9s", "2s", "Th", "5h", "2h", "Kd", "Kc"]
+    assert run("luck", "--mode", "solo", "--side", "player", *cards).startswith(
         "Luck 7.2 (6.6–7.7)")
     lines = run("batch", stdin='{"op":"nope"}\nnot json\n{"op":"back","cards":"As As"}\n'
                 '{"op":"back","cards":"Kh Qh Jh Th JK"}\n').splitlines()

@@ -1,4 +1,5 @@
-"""The page-facing batch ops (describe, house_way_detail, settings, luck_detail) and the explorer."""
+"""The page-facing batch ops (describe, house_way_detail, settings, luck_detail)
+and the explorer."""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def test_the_page_ops_are_batch_ops() -> None:
         ("Ad Kd", "As Qd 7c 4h 2s", ("Ace-king", "Ace high"),
          "Your front, ace-king, beats your back, ace-queen high."),
         ("Kd JK", "As Ac 7c 4h 2s", ("Ace-king", "Pair of aces"), None),
-        ("9s 9h", "9d 9c Ah 4h 2s", ("Pair of nines", "Pair of nines"), None),  # an equal pair is legal
+        # An equal pair is legal.
+        ("9s 9h", "9d 9c Ah 4h 2s", ("Pair of nines", "Pair of nines"), None),
         ("Ts Th", "9d 9c Ah 4h 2s", ("Pair of tens", "Pair of nines"),
          "Your front, a pair of tens, beats your back, a pair of nines."),
         ("As Kd", "Ah Kc 7c 4h 2s", ("Ace-king", "Ace high"), None),  # equal top two is legal
@@ -76,7 +78,8 @@ def test_describe_names_and_foul_reasons(front: str, back: str, names: tuple[str
 
 def test_describe_accepts_lists_and_writes_deck_order() -> None:
     got = answer({"op": "describe", "front": ["JK", "Kd"], "back": ["2s", "4h", "7c", "Ac", "As"]})
-    assert (got["front"], got["back"]) == ("Kd JK", "As 2s 4h Ac 7c")  # spades, hearts, diamonds, clubs
+    # Spades, hearts, diamonds, clubs.
+    assert (got["front"], got["back"]) == ("Kd JK", "As 2s 4h Ac 7c")
 
 
 @pytest.mark.parametrize(
@@ -87,14 +90,16 @@ def test_describe_accepts_lists_and_writes_deck_order() -> None:
         ({"op": "describe", "front": 7, "back": "Ks Qd 7c 4h 2s"},
          "The “front” field should be cards written as text, like \"As Kd\"."),
         ({"op": "settings", "cards": "As Ah"}, "A hand needs seven cards; you gave two."),
-        ({"op": "house_way_detail", "cards": "As As 8d 8c Ks 7h 4d"}, "You listed the ace of spades twice."),
+        ({"op": "house_way_detail", "cards": "As As 8d 8c Ks 7h 4d"},
+         "You listed the ace of spades twice."),
         ({"op": "luck_detail", "cards": HANDS[0], "mode": "friend", "side": "dealer"},
          "“dealer” is not a side at a friend table: use player."),
         ({"op": "luck_detail", "cards": HANDS[0]}, "The request needs a “mode” field."),
         ({"op": "luck_detail", "cards": HANDS[0], "mode": "solo", "samples": 1},
          "Luck needs a whole number of samples, at least 2."),
         ({"op": "explore", "cards": HANDS[0]}, "The request needs a “mode” field."),
-        ({"op": "explore", "cards": HANDS[0], "mode": "duo"}, "“duo” is not a table mode: use solo or friend."),
+        ({"op": "explore", "cards": HANDS[0], "mode": "duo"},
+         "“duo” is not a table mode: use solo or friend."),
         ({"op": "explore", "cards": HANDS[0], "mode": "friend", "side": "dealer"},
          "“dealer” is not a side at a friend table: use player."),
         ({"op": "explore", "cards": HANDS[0], "mode": "solo", "samples": 0},
@@ -103,7 +108,8 @@ def test_describe_accepts_lists_and_writes_deck_order() -> None:
          "The explorer needs a whole number of samples, at least 1."),
         ({"op": "explore", "cards": HANDS[0], "mode": "solo", "samples": "120"},
          "The explorer needs a whole number of samples, at least 1."),
-        ({"op": "explore", "cards": "As Ah 8d", "mode": "solo"}, "A hand needs seven cards; you gave three."),
+        ({"op": "explore", "cards": "As Ah 8d", "mode": "solo"},
+         "A hand needs seven cards; you gave three."),
     ],
 )
 def test_page_ops_answer_errors_as_sentences(request_: dict[str, object], error: str) -> None:
@@ -120,8 +126,11 @@ def test_house_way_detail_names_the_row_and_reason(cards: str) -> None:
     assert list(got) == [*DESCRIBE_KEYS, "row", "reason"]
     assert (got["front"], got["back"]) == (" ".join(hw.setting.front), " ".join(hw.setting.back))
     assert (got["row"], got["reason"]) == (hw.row, hw.reason)
-    assert (got["front_name"], got["back_name"]) == (front_name(hw.setting.front), back_name(hw.setting.back))
-    assert got["foul"] is False and got["foul_reason"] is None
+    assert (got["front_name"], got["back_name"]) == (
+        front_name(hw.setting.front), back_name(hw.setting.back)
+    )
+    assert got["foul"] is False
+    assert got["foul_reason"] is None
     # Agrees with the plain house_way op.
     plain = answer({"op": "house_way", "cards": cards})
     assert (plain["front"], plain["back"], plain["row"]) == (got["front"], got["back"], got["row"])
@@ -139,7 +148,8 @@ def test_settings_lists_21_with_exactly_one_house_way(cards: str) -> None:
     for s in settings:
         assert list(s) == [*DESCRIBE_KEYS, "house_way"]
         assert sorted((s["front"] + " " + s["back"]).split()) == sorted(cards.split())
-        assert s["front_name"] == front_name(s["front"]) and s["back_name"] == back_name(s["back"])
+        assert s["front_name"] == front_name(s["front"])
+        assert s["back_name"] == back_name(s["back"])
         assert s["foul_reason"] == foul_reason(s["front"], s["back"])
         assert s["foul"] == (s["foul_reason"] is not None)
 
@@ -161,7 +171,8 @@ def test_luck_detail_extends_luck(mode: str, side: str) -> None:
 def test_luck_detail_label_and_samples() -> None:
     got = answer({"op": "luck_detail", "cards": HANDS[1], "mode": "solo"})
     assert got["label"] == "Luck 7.2 (6.6–7.7)"
-    assert answer({"op": "luck_detail", "cards": HANDS[1], "mode": "solo", "samples": 30})["samples"] == 30
+    detail = answer({"op": "luck_detail", "cards": HANDS[1], "mode": "solo", "samples": 30})
+    assert detail["samples"] == 30
 
 
 # explore
@@ -184,7 +195,8 @@ def brute_force(cards: str, mode: str, side: str, samples: int) -> dict[str, tup
                 r = mirror_result(settle(mode=mode, front=o.front, back=o.back,
                                          other_front=s.front, other_back=s.back).result)
             else:
-                r = settle(mode=mode, front=s.front, back=s.back, other_front=o.front, other_back=o.back).result
+                r = settle(mode=mode, front=s.front, back=s.back,
+                           other_front=o.front, other_back=o.back).result
             tally[_record(r)] += 1
         out[" ".join(s.front)] = (tally[2], tally[1], tally[0])
     return out
@@ -232,7 +244,8 @@ def test_explore_equals_settling_every_setting_by_hand(cards: str, mode: str, si
 @pytest.mark.parametrize("cards", HANDS)
 def test_explore_answer_shape_order_and_expected(cards: str) -> None:
     got = answer({"op": "explore", "cards": cards, "mode": "solo"})
-    assert list(got) == ["samples", "settings"] and got["samples"] == 120
+    assert list(got) == ["samples", "settings"]
+    assert got["samples"] == 120
     rows = got["settings"]
     assert len(rows) == 21
     assert {r["front"] for r in rows} == {" ".join(s.front) for s in all_settings(cards)}
@@ -258,7 +271,10 @@ def test_explore_ties_put_the_house_way_first_then_deck_order() -> None:
         x = explore(cards, mode="friend", samples=8)
         hw_index = next(i for i, s in enumerate(x.settings) if s.house_way)
         hw = x.settings[hw_index]
-        tied = [i for i, s in enumerate(x.settings) if 2 * s.wins + s.pushes == 2 * hw.wins + hw.pushes]
+        tied = [
+            i for i, s in enumerate(x.settings)
+            if 2 * s.wins + s.pushes == 2 * hw.wins + hw.pushes
+        ]
         assert tied[0] == hw_index
         if len(tied) > 1:
             seen_tie = True

@@ -30,7 +30,8 @@ two_cards = st.lists(st.sampled_from(DECK), min_size=2, max_size=2, unique=True)
 @settings(max_examples=500, database=None)
 def test_house_way_never_fouls_and_partitions_the_seven_cards(cards: list[str]) -> None:
     hw = house_way(cards)
-    assert len(hw.setting.front) == 2 and len(hw.setting.back) == 5
+    assert len(hw.setting.front) == 2
+    assert len(hw.setting.back) == 5
     assert sorted(hw.setting.front + hw.setting.back) == sorted(cards)
     assert not is_foul(hw.setting.front, hw.setting.back)
     assert hw.reason.endswith(".")
@@ -73,7 +74,9 @@ def test_solo_copies_go_to_the_dealer(cards: list[str]) -> None:
 
 @given(seven_cards, st.sampled_from([("solo", "player"), ("solo", "dealer"), ("friend", "player")]))
 @settings(max_examples=25, deadline=None, database=None)
-def test_luck_lies_in_range_and_inside_its_interval(cards: list[str], table: tuple[str, str]) -> None:
+def test_luck_lies_in_range_and_inside_its_interval(
+    cards: list[str], table: tuple[str, str]
+) -> None:
     mode, side = table
     e = luck(cards, mode=mode, side=side, samples=40)
     assert 1.0 <= e.low <= e.luck <= e.high <= 10.0
@@ -90,5 +93,6 @@ def test_parse_errors_are_sentences(text: str) -> None:
     except CardError as exc:
         message = str(exc)
         # A sentence: starts with a capital (or an opening quote) and ends with a stop.
-        assert (message[0].isupper() or message[0] == "“") and message.endswith(".")
+        assert (message[0].isupper() or message[0] == "“")
+        assert message.endswith(".")
         assert "Traceback" not in message

@@ -32,7 +32,9 @@ def _expected(name: str, line: dict[str, Any]) -> dict[str, Any]:
         "back": ("category",), "back_compare": ("cmp",), "front_compare": ("cmp",),
         "foul": ("foul",), "house_way": ("front", "back", "row"), "settle": ("result",),
         "skill": ("skill",),
-        "luck": ("wins", "pushes", "losses", "luck", "low", "high", "shown", "shown_low", "shown_high"),
+        "luck": (
+            "wins", "pushes", "losses", "luck", "low", "high", "shown", "shown_low", "shown_high"
+        ),
     }[name]
     return {k: line[k] for k in keys}
 
@@ -69,8 +71,11 @@ def _via_api(name: str, d: dict[str, Any]) -> dict[str, Any]:
         return {"foul": is_foul(d["front"], d["back"])}
     if name == "house_way":
         hw = house_way(d["cards"])
-        return {"front": " ".join(hw.setting.front), "back": " ".join(hw.setting.back), "row": hw.row}
-    parts = {k: d[k] for k in ("front", "back", "other_front", "other_back")} if name in ("settle", "skill") else {}
+        return {
+            "front": " ".join(hw.setting.front), "back": " ".join(hw.setting.back), "row": hw.row
+        }
+    sides = ("front", "back", "other_front", "other_back")
+    parts = {k: d[k] for k in sides} if name in ("settle", "skill") else {}
     if name == "settle":
         return {"result": settle(mode=d["mode"], **parts).result}
     if name == "skill":
@@ -102,7 +107,7 @@ def test_every_vector_line_passes_through_batch(name: str) -> None:
     )
     answers = [json.loads(out) for out in run.stdout.splitlines()]
     assert len(answers) == len(lines)
-    for got, line in zip(answers, lines):
+    for got, line in zip(answers, lines, strict=True):
         assert "error" not in got, (got, line)
         _assert_matches(name, got, line)
 

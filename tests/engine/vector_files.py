@@ -9,14 +9,17 @@ from typing import Any
 # The repository's own copy of the golden vectors, kept byte for byte in step
 # with the ones generated from the rules (docs/rules.md).
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
-VECTOR_FILES = ("back", "back_compare", "front_compare", "foul", "house_way", "luck", "settle", "skill")
+VECTOR_FILES = (
+    "back", "back_compare", "front_compare", "foul", "house_way", "luck", "settle", "skill"
+)
 
 
 def load_vectors(name: str) -> list[dict[str, Any]]:
     """Every line of one vector file; fails loudly when the folder is missing."""
     path = VECTORS / f"{name}.jsonl"
     assert path.is_file(), f"golden vectors missing: {path}"
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    text = path.read_text(encoding="utf-8")
+    lines = [json.loads(line) for line in text.splitlines() if line.strip()]
     assert lines, f"{path} is empty"
     return lines
 

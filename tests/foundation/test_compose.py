@@ -55,7 +55,8 @@ def test_postgres_keeps_its_data_in_a_volume() -> None:
 def test_the_image_is_built_from_the_dockerfile() -> None:
     assert compose()["services"]["web"]["build"] == "."
     dockerfile = (REPO / "Dockerfile").read_text()
-    assert "uv sync --frozen" in dockerfile and "collectstatic" in dockerfile
+    assert "uv sync --frozen" in dockerfile
+    assert "collectstatic" in dockerfile
 
 
 def test_web_keeps_database_connections_between_socket_calls() -> None:

@@ -9,6 +9,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from pathlib import Path
 
 import pytest
 
@@ -52,10 +53,10 @@ def test_make_run_serves_home_and_healthz(clean_env: dict[str, str]) -> None:
         assert json.loads(body)["status"] == "ok"
         home_status, home = fetch(f"{base}/")
         assert home_status == 200
-        assert "Sign up" in home and "Sign in" in home
-        assert (clean_env_var_dir := env["PAIGOW_VAR_DIR"]) and os.path.exists(
-            os.path.join(clean_env_var_dir, "db.sqlite3")
-        )
+        assert "Sign up" in home
+        assert "Sign in" in home
+        assert (clean_env_var_dir := env["PAIGOW_VAR_DIR"])
+        assert (Path(clean_env_var_dir) / "db.sqlite3").exists()
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         try:

@@ -70,7 +70,8 @@ def test_make_serve_runs_the_site_in_production_mode(clean_env: dict[str, str]) 
         stylesheet = re.search(rb'href="(/static/css/site\.[0-9a-f]{12}\.css)"', home)
         assert stylesheet, "the page links the manifest's hashed stylesheet"
         status, headers, _ = fetch(port, stylesheet.group(1).decode())
-        assert status == 200 and headers["content-type"].startswith("text/css")
+        assert status == 200
+        assert headers["content-type"].startswith("text/css")
         pyodide = json.loads(MANIFEST.read_text())["pyodide"]
         status, headers, wasm = fetch(port, f"/static/{pyodide}pyodide.asm.wasm")
         assert status == 200

@@ -24,7 +24,8 @@ PRINT_SETTINGS = (
 def run_python(code: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     env = {**env, "DJANGO_SETTINGS_MODULE": "paigow_site.settings"}
     return subprocess.run(
-        [sys.executable, "-c", code, *args], cwd=REPO, env=env, capture_output=True, text=True, check=False
+        [sys.executable, "-c", code, *args],
+        cwd=REPO, env=env, capture_output=True, text=True, check=False,
     )
 
 
@@ -70,13 +71,15 @@ def test_production_refuses_to_start_without(missing: str, clean_env: dict[str, 
     del env[missing]
     result = run_python("import django; django.setup()", env)
     assert result.returncode != 0
-    assert "ImproperlyConfigured" in result.stderr and missing in result.stderr
+    assert "ImproperlyConfigured" in result.stderr
+    assert missing in result.stderr
 
 
 def test_production_refuses_the_development_secret(clean_env: dict[str, str]) -> None:
     env = {**production_env(clean_env), "SECRET_KEY": "short"}
     result = run_python("import django; django.setup()", env)
-    assert result.returncode != 0 and "SECRET_KEY" in result.stderr
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
 
 
 def test_production_has_secure_cookies_and_hsts(clean_env: dict[str, str]) -> None:
@@ -101,4 +104,5 @@ def test_check_deploy_is_clean_in_production(clean_env: dict[str, str]) -> None:
 
 def test_a_bad_debug_flag_is_an_error_not_a_guess(clean_env: dict[str, str]) -> None:
     result = run_python("import django; django.setup()", {**clean_env, "DJANGO_DEBUG": "maybe"})
-    assert result.returncode != 0 and "DJANGO_DEBUG" in result.stderr
+    assert result.returncode != 0
+    assert "DJANGO_DEBUG" in result.stderr

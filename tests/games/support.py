@@ -45,7 +45,8 @@ def assert_ledger_invariants() -> None:
     open deal is settled at all."""
     for table in Table.objects.all():
         stacks = list(Seat.objects.filter(table=table).values_list("stack", flat=True))
-        assert len(stacks) == 2 and sum(stacks) == 2 * table.starting_stack, (table, stacks)
+        assert len(stacks) == 2, (table, stacks)
+        assert sum(stacks) == 2 * table.starting_stack, (table, stacks)
     for seat in Seat.objects.select_related("table"):
         start = Decimal(seat.table.starting_stack)
         actual, with_5 = (_ledger_sum(seat, ledger) for ledger in ("actual", "with_5"))

@@ -28,7 +28,8 @@ def deals(player: User, rig: Callable[..., None]) -> tuple[Deal, Deal]:
     services.stake_propose(user=player, table_id=table.pk, amount=10)
     services.deal_start(user=player, table_id=table.pk)
     revealed, open_deal = Deal.objects.filter(table=table).order_by("number")
-    assert revealed.revealed and not open_deal.revealed
+    assert revealed.revealed
+    assert not open_deal.revealed
     return revealed, open_deal
 
 
@@ -69,8 +70,10 @@ def test_after_the_reveal_the_admin_shows_the_deck_secret_and_cards(
 ) -> None:
     revealed, _ = deals
     text = page(admin_client, f"/admin/games/deal/{revealed.pk}/change/")
-    assert revealed.secret in text and revealed.deck_order in text
-    assert 'name="deck_order"' not in text and 'name="secret"' not in text  # shown, not editable
+    assert revealed.secret in text
+    assert revealed.deck_order in text
+    assert 'name="deck_order"' not in text
+    assert 'name="secret"' not in text
     for hand in revealed.hands.all():
         assert hand.cards in page(admin_client, f"/admin/games/hand/{hand.pk}/change/")
 
@@ -91,7 +94,8 @@ def test_the_admin_edits_no_deal_or_hand(admin_client: Client, deals: tuple[Deal
     assert admin_client.get("/admin/games/deal/add/").status_code == 403
     assert admin_client.get("/admin/games/hand/add/").status_code == 403
     open_deal.refresh_from_db()
-    assert not open_deal.revealed and open_deal.secret != "y"
+    assert not open_deal.revealed
+    assert open_deal.secret != "y"
 
 
 @pytest.mark.parametrize(

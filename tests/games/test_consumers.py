@@ -104,7 +104,9 @@ def assert_no_leak(frames: list[str], hidden: list[str], secret: str) -> None:
             assert f'"{card}"' not in blob, (card, frame)
         assert secret not in blob
         deal = frame.get("deal") or {}
-        assert "deck" not in deal and "secret" not in deal and "results" not in deal
+        assert "deck" not in deal
+        assert "secret" not in deal
+        assert "results" not in deal
         assert set((deal.get("other") or {"locked": 0}).keys()) == {"locked"}
 
 
@@ -144,16 +146,19 @@ async def test_a_whole_solo_deal_over_the_socket(player: User, rig: Rig) -> None
     seat, hello = await join(player, table.pk)
     assert hello["type"] == "state"
     assert hello["deal"] is None
-    assert hello["seats"]["you"]["stack"] == 1000 and hello["seats"]["other"]["name"] == "Dealer"
+    assert hello["seats"]["you"]["stack"] == 1000
+    assert hello["seats"]["other"]["name"] == "Dealer"
 
     staked = await seat.send({"type": "stake", "amount": 20, "id": "s1"})
     assert (staked["type"], staked["id"], staked["table"]["stake"]) == ("state", "s1", 20)
 
     dealt = await seat.send({"type": "deal", "id": 2})
-    assert dealt["id"] == 2 and dealt["table"]["status"] == "playing"
+    assert dealt["id"] == 2
+    assert dealt["table"]["status"] == "playing"
     assert sorted(dealt["deal"]["you"]["cards"]) == sorted(STRONG.split())
     assert dealt["deal"]["other"] == {"locked": True}
-    assert dealt["deal"]["revealed"] is False and len(dealt["deal"]["commitment"]) == 64
+    assert dealt["deal"]["revealed"] is False
+    assert len(dealt["deal"]["commitment"]) == 64
 
     hidden = await database_sync_to_async(hidden_cards)(table.pk, 0)
     secret = (await database_sync_to_async(Deal.objects.get)(table=table)).secret
@@ -163,7 +168,8 @@ async def test_a_whole_solo_deal_over_the_socket(player: User, rig: Rig) -> None
     deal = revealed["deal"]
     assert deal["revealed"] is True
     assert sorted(deal["other"]["cards"]) == sorted(WEAK.split())
-    assert len(deal["deck"]) == 53 and deal["secret"] == secret
+    assert len(deal["deck"]) == 53
+    assert deal["secret"] == secret
     assert deal["results"]["you"]["result"] == "win"
     assert deal["results"]["other"]["result"] == "loss"
     assert deal["results"]["you"]["house_way"]["row"] == "three-pair"
@@ -171,13 +177,15 @@ async def test_a_whole_solo_deal_over_the_socket(player: User, rig: Rig) -> None
         "seat": 0, "name": "ada", "dealer": False, "stack": 1020, "with_5": "1019.00"
     }
     assert revealed["seats"]["other"]["stack"] == 980
-    assert revealed["table"]["status"] == "betting" and revealed["table"]["last_stake"] == 20
+    assert revealed["table"]["status"] == "betting"
+    assert revealed["table"]["last_stake"] == 20
 
     luck = await seat.send({"type": "luck", "deal": 1, "wins": 90, "pushes": 10, "losses": 20})
     assert luck["deal"]["results"]["you"]["luck"].startswith("Luck ")
 
     again = await seat.send({"type": "rebet", "amount": 20})
-    assert again["deal"]["number"] == 2 and again["deal"]["stake"] == 20
+    assert again["deal"]["number"] == 2
+    assert again["deal"]["stake"] == 20
     assert await seat.nothing_more()
     await seat.close()
 
@@ -190,7 +198,8 @@ async def test_a_foul_is_refused_until_locked_anyway(player: User, rig: Rig) -> 
     await seat.send({"type": "deal"})
     before = await database_sync_to_async(db_snapshot)(table.pk)
     refused = await seat.send({"type": "lock", "front": ["Js", "9h"], "id": "L"})
-    assert refused["type"] == "error" and refused["error"] == "foul_unconfirmed"
+    assert refused["type"] == "error"
+    assert refused["error"] == "foul_unconfirmed"
     assert refused["id"] == "L"
     assert "Your front" in refused["detail"]
     assert await database_sync_to_async(db_snapshot)(table.pk) == before
@@ -236,7 +245,8 @@ async def test_malformed_and_unknown_messages_get_an_error_frame_and_change_noth
     before = await database_sync_to_async(db_snapshot)(table.pk)
     for text, code in BAD_FRAMES:
         frame = await seat.send_raw(text)
-        assert frame["type"] == "error" and frame["error"] == code, text
+        assert frame["type"] == "error", text
+        assert frame["error"] == code, text
         assert frame["detail"].endswith("."), text
     frame = await seat.send_raw(data=b"\x00\x01")
     assert frame["error"] == "bad_message"
@@ -255,7 +265,8 @@ async def test_a_refused_action_gets_the_services_sentence(player: User) -> None
         "id": "d",
     }
     frame = await seat.send({"type": "stake", "amount": 5000})
-    assert frame["error"] == "stake_too_high" and "1000" in frame["detail"]
+    assert frame["error"] == "stake_too_high"
+    assert "1000" in frame["detail"]
     await seat.close()
 
 
@@ -273,7 +284,8 @@ async def test_a_player_who_comes_back_finds_the_same_deal(player: User, rig: Ri
     assert resumed["deal"] == dealt["deal"]
     assert resumed["table"] == dealt["table"]
     asked = await again.send({"type": "state", "id": "r"})
-    assert asked["deal"] == dealt["deal"] and asked["id"] == "r"
+    assert asked["deal"] == dealt["deal"]
+    assert asked["id"] == "r"
     await again.close()
 
 
@@ -322,7 +334,8 @@ async def test_friends_each_get_their_own_view_and_nothing_hidden_crosses(
     assert ada_final["deal"]["results"]["you"]["result"] == "win"
     assert sorted(ada_final["deal"]["other"]["cards"]) == sorted(WEAK.split())
     assert ada_final["seats"]["you"]["stack"] == 1025
-    assert await ada.nothing_more() and await grace.nothing_more()
+    assert await ada.nothing_more()
+    assert await grace.nothing_more()
     await ada.close()
     await grace.close()
 

@@ -53,7 +53,9 @@ def failing_write(at: int | None) -> Iterator[list[str]]:
     """Count the writes; with ``at``, fail the ``at``-th (1-based) before it runs."""
     seen: list[str] = []
 
-    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
+    def wrapper(
+        execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
+    ) -> Any:
         if sql.lstrip().upper().startswith(WRITES):
             seen.append(" ".join(sql.split()[:3]))
             if at is not None and len(seen) == at:
@@ -70,7 +72,8 @@ def everything() -> tuple[object, ...]:
         tuple(Table.objects.order_by("pk").values_list(
             "status", "stake", "stake_proposed", "stake_proposed_by", "last_stake", "deals_count",
             "updated_at")),
-        tuple(Seat.objects.order_by("pk").values_list("user_id", "stack", "balance_with_commission")),
+        tuple(Seat.objects.order_by("pk").values_list(
+            "user_id", "stack", "balance_with_commission")),
         tuple(Deal.objects.order_by("pk").values_list("number", "status", "revealed_at", "stake")),
         tuple(Hand.objects.order_by("pk").values_list(
             "front", "back", "locked_at", "result", "score", "skill", "luck_wins", "luck_label")),
@@ -130,7 +133,8 @@ def test_faults_in_every_transition_of_a_friend_deal(
         lambda: message_apply(user=player, table_id=t, message=Message("deal", {}, "x")),
     ]
     counts = [inject_everywhere(step) for step in steps]
-    assert counts[4] >= 8  # the reveal writes at least 2 hands, 2 seats, 2 bulk inserts, deal, table
+    # The reveal writes at least 2 hands, 2 seats, 2 bulk inserts, deal, table.
+    assert counts[4] >= 8
     assert Seat.objects.get(table_id=t, number=0).stack == 1040
 
 
@@ -171,17 +175,21 @@ async def test_a_fault_over_the_socket_is_a_server_error_and_the_resend_applies_
         reply = await grace.send(lock)
     finally:
         consumer.message_apply = original  # type: ignore[assignment]
-    assert reply["error"] == "server_error" and reply["id"] == "reveal"
+    assert reply["error"] == "server_error"
+    assert reply["id"] == "reveal"
     assert await database_sync_to_async(everything)() == before
     INJECTED["faults"] += 1
     done = await grace.send(lock)
-    assert done["type"] == "state" and done["deal"]["revealed"] is True
+    assert done["type"] == "state"
+    assert done["deal"]["revealed"] is True
     assert (await grace.send(lock))["replayed"] is True
     await grace.close()
 
 
 def _fail_on(table_name: str) -> Callable[..., Any]:
-    def wrapper(execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any) -> Any:
+    def wrapper(
+        execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
+    ) -> Any:
         if sql.lstrip().upper().startswith("INSERT") and table_name in sql:
             raise DatabaseError(f"injected fault: {table_name}")
         return execute(sql, params, many, context)

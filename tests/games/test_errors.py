@@ -16,7 +16,8 @@ def test_rest_is_wired_to_the_shared_handler() -> None:
 def test_a_domain_error_has_the_same_shape_on_rest_as_on_the_socket() -> None:
     error = exceptions.StakeTooHigh("A stake of 5000 is more than the smaller stack.")
     response = exception_handler(error, {})
-    assert response is not None and response.status_code == 400
+    assert response is not None
+    assert response.status_code == 400
     assert response.data == exceptions.error_payload(error) == {
         "error": "stake_too_high", "detail": "A stake of 5000 is more than the smaller stack."
     }
@@ -24,7 +25,8 @@ def test_a_domain_error_has_the_same_shape_on_rest_as_on_the_socket() -> None:
 
 def test_drfs_own_errors_get_the_same_shape() -> None:
     response = exception_handler(drf_exceptions.NotAuthenticated(), {})
-    assert response is not None and response.status_code == 401
+    assert response is not None
+    assert response.status_code == 401
     assert response.data["error"] == "not_authenticated"
     assert response.data["detail"] == "Authentication credentials were not provided."
     response = exception_handler(drf_exceptions.ValidationError({"stake": ["Too big."]}), {})

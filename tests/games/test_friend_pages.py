@@ -41,7 +41,8 @@ def page(user: User, url: str) -> tuple[int, str]:
 def assert_hidden(text: str, deal: Deal, own: str) -> None:
     for card in deal.deck:
         if card not in own.split():
-            assert f'"{card}"' not in text and f">{card}<" not in text, card
+            assert f'"{card}"' not in text, card
+            assert f">{card}<" not in text, card
             assert f" {card} " not in text, card
     assert deal.secret not in text
     assert " ".join(deal.deck) not in text
@@ -59,7 +60,8 @@ def test_before_the_reveal_no_page_shows_the_other_hand_the_deck_or_the_secret(
             assert status == 200, url
             assert_hidden(text, deal, own)
         _, verify = page(user, f"/tables/{table.pk}/deals/1/verify/")
-        assert deal.commitment in verify and "not revealed yet" in verify
+        assert deal.commitment in verify
+        assert "not revealed yet" in verify
 
 
 def test_after_the_reveal_verify_shuffle_checks_the_commitment(
@@ -72,7 +74,8 @@ def test_after_the_reveal_verify_shuffle_checks_the_commitment(
     for user in (player, friend):
         status, text = page(user, f"/tables/{table.pk}/deals/1/verify/")
         assert status == 200
-        assert deal.commitment in text and deal.secret in text
+        assert deal.commitment in text
+        assert deal.secret in text
         assert " ".join(deal.deck) + "|" + deal.secret in text
         assert "Checked: the deck is all 53 cards once each" in text
         assert "sha256sum" in text
@@ -108,7 +111,8 @@ def test_a_stranger_reads_nothing_of_the_table(
         assert Hand.objects.get(deal__table=table, seat_number=0).cards not in text
     assert page(player, f"/tables/{table.pk}/deals/2/verify/")[0] == 404
     response = Client().get(f"/tables/{table.pk}/deals/1/verify/")
-    assert response.status_code == 302 and "/accounts/sign-in/" in response["Location"]
+    assert response.status_code == 302
+    assert "/accounts/sign-in/" in response["Location"]
 
 
 def test_before_the_reveal_no_rest_answer_shows_the_other_hand_the_deck_or_the_secret(

@@ -122,7 +122,8 @@ def test_two_people_open_the_same_invite_at_once_one_sits_down(
     assert (len(seated), len(full)) == (1, 1), outcomes
     seat = Seat.objects.get(table=table, number=1)
     invite.refresh_from_db()
-    assert seat.user is not None and invite.used_by == seat.user
+    assert seat.user is not None
+    assert invite.used_by == seat.user
     assert Seat.objects.filter(table=table, user__isnull=False).count() == 2
 
 
@@ -141,11 +142,15 @@ def test_a_link_used_while_it_is_withdrawn_has_one_outcome(
     seat = Seat.objects.get(table=table, number=1)
     if isinstance(accepted, Table):  # the friend was first: nothing left to withdraw
         assert isinstance(revoked, exceptions.TableFull), revoked
-        assert seat.user == friend and invite.used_at and not invite.revoked_at
+        assert seat.user == friend
+        assert invite.used_at
+        assert not invite.revoked_at
     else:
         assert isinstance(accepted, exceptions.InviteRevoked), accepted
         assert isinstance(revoked, Invite)
-        assert seat.user is None and invite.revoked_at and not invite.used_at
+        assert seat.user is None
+        assert invite.revoked_at
+        assert not invite.used_at
 
 
 @pytest.mark.parametrize("attempt", range(2))

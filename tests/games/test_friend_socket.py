@@ -50,7 +50,8 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
     # Propose, counter, accept: each proposal reaches the other side live.
     mine = await ada.send({"type": "stake", "amount": 30, "id": "p"})
     first = mine["table"]["proposal"]["id"]
-    assert mine["id"] == "p" and mine["table"]["proposal"] == {"amount": 30, "by": "you", "id": first}
+    assert mine["id"] == "p"
+    assert mine["table"]["proposal"] == {"amount": 30, "by": "you", "id": first}
     seen = await grace.receive()
     assert seen["table"]["proposal"] == {"amount": 30, "by": "other", "id": first}
     assert "id" not in seen
@@ -58,11 +59,13 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
     counter = countered["table"]["proposal"]["id"]
     assert countered["table"]["proposal"] == {"amount": 50, "by": "you", "id": counter}
     assert counter != first
-    assert (await ada.receive())["table"]["proposal"] == {"amount": 50, "by": "other", "id": counter}
+    shown = (await ada.receive())["table"]["proposal"]
+    assert shown == {"amount": 50, "by": "other", "id": counter}
     refused = await grace.send({"type": "accept_stake", "amount": 50, "proposal": counter})
     assert refused["error"] == "stake_no_proposal"  # not one's own proposal
     agreed = await ada.send({"type": "accept_stake", "amount": 50, "proposal": counter})
-    assert agreed["table"]["stake"] == 50 and agreed["table"]["proposal"] is None
+    assert agreed["table"]["stake"] == 50
+    assert agreed["table"]["proposal"] is None
     assert (await grace.receive())["table"]["stake"] == 50
 
     # Deal: each side gets its own seven cards and the same commitment.
@@ -71,7 +74,8 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
     assert sorted(dealt_a["deal"]["you"]["cards"]) == sorted(STRONG.split())
     assert sorted(dealt_g["deal"]["you"]["cards"]) == sorted(WEAK.split())
     commitment = dealt_a["deal"]["commitment"]
-    assert dealt_g["deal"]["commitment"] == commitment and len(commitment) == 64
+    assert dealt_g["deal"]["commitment"] == commitment
+    assert len(commitment) == 64
     assert dealt_a["deal"]["other"] == {"locked": False}
 
     # Lock one: the other sees that it locked, nothing more; a lock can't change.
@@ -93,7 +97,8 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
         deal = frame["deal"]
         assert deal["revealed"] is True
         assert sorted(deal["other"]["cards"]) == sorted(them.split())
-        assert len(deal["other"]["front"]) == 2 and len(deal["other"]["back"]) == 5
+        assert len(deal["other"]["front"]) == 2
+        assert len(deal["other"]["back"]) == 5
         assert sorted(deal["you"]["front"] + deal["you"]["back"]) == sorted(me.split())
         assert set(deal["results"]) == {"you", "other"}
         for side in ("you", "other"):
@@ -102,7 +107,8 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
         assert frame["table"]["status"] == "betting"
     assert final_a["deal"]["results"]["you"]["result"] == "win"
     assert final_g["deal"]["results"]["you"]["result"] == "loss"
-    assert final_a["seats"]["you"]["stack"] == 1050 and final_a["seats"]["other"]["stack"] == 950
+    assert final_a["seats"]["you"]["stack"] == 1050
+    assert final_a["seats"]["other"]["stack"] == 950
     assert final_a["seats"]["you"]["with_5"] == "1047.50"
     assert final_g["seats"]["you"] == {
         "seat": 1, "name": "grace", "dealer": False, "stack": 950, "with_5": "950.00"
@@ -118,12 +124,14 @@ async def test_a_whole_friend_deal_over_two_sockets(player: User, friend: User, 
     assert accepted["table"]["stake"] == 50
     await grace.receive()
     second = await ada.send({"type": "deal"})
-    assert second["deal"]["number"] == 2 and second["deal"]["revealed"] is False
+    assert second["deal"]["number"] == 2
+    assert second["deal"]["revealed"] is False
     assert sorted(second["deal"]["you"]["cards"]) == sorted(SPLIT_A.split())
     assert sorted((await grace.receive())["deal"]["you"]["cards"]) == sorted(SPLIT_B.split())
     secret = await database_sync_to_async(secret_of)(table.pk, 2)
     assert secret not in "".join(ada.frames + grace.frames)
-    assert await ada.nothing_more() and await grace.nothing_more()
+    assert await ada.nothing_more()
+    assert await grace.nothing_more()
     await ada.close()
     await grace.close()
 
@@ -261,7 +269,8 @@ async def test_the_host_makes_and_withdraws_links_over_the_socket(
     assert first["url"].startswith("http://testserver/invite/")
     made = await ada.send({"type": "invite_new", "id": 1})
     second = made["table"]["invite"]
-    assert made["id"] == 1 and second["url"] != first["url"]
+    assert made["id"] == 1
+    assert second["url"] != first["url"]
     withdrawn = await ada.send({"type": "invite_revoke"})
     assert withdrawn["table"]["invite"] is None
     refused = await ada.send({"type": "invite_revoke"})
@@ -284,7 +293,8 @@ async def test_the_host_makes_and_withdraws_links_over_the_socket(
     assert await database_sync_to_async(use_link)() == 302
     # The host's socket hears that the friend sat down (after the commit).
     joined = await ada.receive()
-    assert joined["table"]["status"] == "betting" and joined["table"]["invite"] is None
+    assert joined["table"]["status"] == "betting"
+    assert joined["table"]["invite"] is None
     assert joined["seats"]["other"]["name"] == "grace"
     assert joined["seats"]["other"]["connected"] is False
     grace, hello = await join(friend, table.pk)

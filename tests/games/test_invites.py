@@ -67,10 +67,12 @@ def test_the_link_seats_the_friend_once(
     table = services.table_start(user=player, mode="friend")
     invite = open_invite(table)
     joined = services.invite_accept(user=friend, token=invite.token)
-    assert joined.pk == table.pk and joined.status == Table.Status.BETTING
+    assert joined.pk == table.pk
+    assert joined.status == Table.Status.BETTING
     assert seat_1(table).user == friend
     invite.refresh_from_db()
-    assert invite.used_by == friend and invite.used_at is not None
+    assert invite.used_by == friend
+    assert invite.used_at is not None
     # The friend and the host get the table back; nothing changes.
     assert services.invite_accept(user=friend, token=invite.token).pk == table.pk
     assert services.invite_accept(user=player, token=invite.token).pk == table.pk
@@ -96,7 +98,8 @@ def test_a_new_link_replaces_the_old_one(player: User, friend: User) -> None:
     table = services.table_start(user=player, mode="friend")
     old = open_invite(table)
     new = services.invite_create(user=player, table_id=table.pk)
-    assert new.token != old.token and open_invite(table) == new
+    assert new.token != old.token
+    assert open_invite(table) == new
     with pytest.raises(exceptions.InviteRevoked):
         services.invite_accept(user=friend, token=old.token)
     services.invite_accept(user=friend, token=new.token)
@@ -168,7 +171,8 @@ def test_a_signed_out_visitor_signs_up_and_lands_at_the_table(player: User) -> N
     token = open_invite(table).token
     client = Client()
     page = client.get("/invite/")  # what the browser asks for: the "#" part stays behind
-    assert page.status_code == 200 and b'id="join-form"' in page.content
+    assert page.status_code == 200
+    assert b'id="join-form"' in page.content
     response = client.post("/invite/", {"token": token})  # the page's script posts it
     assert response.status_code == 302
     assert response["Location"] == "/accounts/sign-in/?next=/invite/"
@@ -179,9 +183,11 @@ def test_a_signed_out_visitor_signs_up_and_lands_at_the_table(player: User) -> N
         {"username": "grace", "password1": "a long pass phrase 1",
          "password2": "a long pass phrase 1", "next": "/invite/"},
     )
-    assert response.status_code == 302 and response["Location"] == "/invite/"
+    assert response.status_code == 302
+    assert response["Location"] == "/invite/"
     response = client.get("/invite/")
-    assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/tables/{table.pk}/"
     assert seat_1(table).user.username == "grace"  # type: ignore[union-attr]
     assert client.get(f"/tables/{table.pk}/").status_code == 200
     # The token was used once: the page no longer holds it.
@@ -196,7 +202,8 @@ def test_a_signed_out_visitor_signs_in_and_lands_at_the_table(player: User, frie
         "/accounts/sign-in/?next=/invite/",
         {"username": "grace", "password": "a long pass phrase 1", "next": "/invite/"},
     )
-    assert response.status_code == 302 and response["Location"] == "/invite/"
+    assert response.status_code == 302
+    assert response["Location"] == "/invite/"
     assert client.get("/invite/")["Location"] == f"/tables/{table.pk}/"
     assert seat_1(table).user == friend
 
@@ -228,7 +235,8 @@ def test_a_pasted_link_of_either_form_seats_the_friend(
     table = services.table_start(user=player, mode="friend")
     text = paste.format(token=open_invite(table).token)
     response = browser(friend).post("/invite/", {"token": text})
-    assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/tables/{table.pk}/"
     assert seat_1(table).user == friend
 
 

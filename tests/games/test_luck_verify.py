@@ -101,7 +101,8 @@ def test_a_forged_estimate_is_flagged_and_never_shown_to_the_other_seat(
     with django_capture_on_commit_callbacks(execute=True):
         hand = record(friend, table, FORGED)
     audit = LuckAudit.objects.get(hand=hand)
-    assert not audit.ok and (audit.stored_wins, audit.expected_wins) == (120, TRUTH.wins)
+    assert not audit.ok
+    assert (audit.stored_wins, audit.expected_wins) == (120, TRUTH.wins)
     assert "counts 120/0/0 are not the draw's" in audit.reason
     # To Ada it is as if Grace had sent nothing.
     assert (seen_by(table, 0)["luck"], seen_by(table, 0)["luck_check"]) == (None, None)
@@ -159,14 +160,18 @@ def test_the_check_is_queued_when_the_estimate_commits_and_not_when_it_rolls_bac
     player: User, friend: User, rig: Rig, django_capture_on_commit_callbacks: Any
 ) -> None:
     table, _ = revealed(player, friend, rig)
+
+    def record_then_fail() -> None:
+        with transaction.atomic():
+            record(friend, table, honest())
+            raise RuntimeError("the transaction fails after the estimate")
+
     with mock.patch.object(tasks.luck_verify, "delay") as delay:
         with (
             django_capture_on_commit_callbacks(execute=True),
-            pytest.raises(RuntimeError),
-            transaction.atomic(),
+            pytest.raises(RuntimeError, match="fails after the estimate"),
         ):
-            record(friend, table, honest())
-            raise RuntimeError("the transaction fails after the estimate")
+            record_then_fail()
         assert delay.call_count == 0
         assert Hand.objects.get(deal__table=table, seat_number=1).luck_wins is None
         with django_capture_on_commit_callbacks(execute=False) as queued:
@@ -190,7 +195,8 @@ def test_a_flagged_estimate_is_listed_in_the_admin_with_its_reason(
     reason = escape(LuckAudit.objects.get(hand=hand).reason)
     flagged = admin_client.get("/admin/games/luckaudit/?ok__exact=0")
     assert flagged.status_code == 200
-    assert reason in flagged.content.decode() and str(hand) in flagged.content.decode()
+    assert reason in flagged.content.decode()
+    assert str(hand) in flagged.content.decode()
     passed = admin_client.get("/admin/games/luckaudit/?ok__exact=1")
     assert reason not in passed.content.decode()
 
@@ -222,7 +228,8 @@ async def test_over_the_socket_the_other_seat_gets_an_honest_estimate_once_check
     # reached Ada first, and the view pushed before it (being checked) is older.
     told = (await ada.receive())["deal"]["results"]["other"]
     assert (told["luck"], told["luck_check"]) == (label, "passed")
-    assert await ada.nothing_more() and await grace.nothing_more()
+    assert await ada.nothing_more()
+    assert await grace.nothing_more()
     await ada.close()
     await grace.close()
 
@@ -242,7 +249,8 @@ async def test_over_the_socket_a_forged_estimate_never_reaches_the_other_seat(
     # Only Ada's sockets are told (only her view changed), and never the numbers.
     told = (await ada.receive())["deal"]["results"]["other"]
     assert (told["luck"], told["luck_check"]) == (None, None)
-    assert await ada.nothing_more() and await grace.nothing_more()
+    assert await ada.nothing_more()
+    assert await grace.nothing_more()
     assert not shows("".join(ada.frames), FORGED_LABEL)
     assert shows(grace.frames[-1], FORGED_LABEL)
     await ada.close()

@@ -36,7 +36,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[str, dict[str, 
         await group_send(group, message)
 
     monkeypatch.setattr(layer, "group_send", recording)
-    yield record
+    return record
 
 
 async def friends_at_a_table(player: User, friend: User) -> Table:
@@ -85,7 +85,8 @@ async def test_each_seat_group_carries_only_that_seats_view(
     pushed = {0: [], 1: []}  # type: dict[int, list[str]]
     for group, message in sent:
         if message["type"] == "table.refresh":  # the table's group: no game data
-            assert group == table.group_name and set(message) == {"type", "origin"}
+            assert group == table.group_name
+            assert set(message) == {"type", "origin"}
             continue
         assert message["type"] == "table.state"
         number = int(group.removeprefix(f"{table.group_name}."))
@@ -142,7 +143,8 @@ async def test_a_change_reaches_the_other_tab_of_the_same_seat(
     proposal = answer["table"]["proposal"]
     assert proposal == {"amount": 7, "by": "you", "id": answer["table"]["version"]}
     mirrored = await laptop.receive()
-    assert mirrored["table"] == answer["table"] and "id" not in mirrored
+    assert mirrored["table"] == answer["table"]
+    assert "id" not in mirrored
     assert (await grace.receive())["table"]["proposal"] == {**proposal, "by": "other"}
     assert await phone.nothing_more()
     for socket in (phone, laptop, grace):

@@ -179,7 +179,9 @@ def test_a_deal_gives_seven_cards_each_from_a_committed_deck(player: User) -> No
     deal = services.deal_start(user=player, table_id=table.pk)
     hands = list(Hand.objects.filter(deal=deal).order_by("seat_number"))
     cards = [c for h in hands for c in h.card_list]
-    assert len(hands) == 2 and len(cards) == 14 and len(set(cards)) == 14
+    assert len(hands) == 2
+    assert len(cards) == 14
+    assert len(set(cards)) == 14
     assert engine.verify_shuffle(deal.deck, deal.secret, deal.commitment)
     assert (hands[0].card_list, hands[1].card_list) == engine.deal_hands(deal.deck)
     assert len(deal.secret) == 64
@@ -230,7 +232,8 @@ def test_a_winning_lock_reveals_and_settles_both_sides_and_ledgers(
     deal = services.deal_start(user=player, table_id=table.pk)
     services.setting_lock(user=player, table_id=table.pk, front=house_front(STRONG))
     deal.refresh_from_db()
-    assert deal.revealed and deal.revealed_at is not None
+    assert deal.revealed
+    assert deal.revealed_at is not None
     you, dealer = Hand.objects.filter(deal=deal).order_by("seat_number")
     assert (you.front_result, you.back_result, you.result, you.score) == (
         "win", "win", "win", Decimal(1))
@@ -314,13 +317,15 @@ def test_a_foul_needs_confirmation_and_the_refusal_explains_it(player: User, rig
         lambda: services.setting_lock(user=player, table_id=table.pk, front=["Js", "9h"]),
     )
     reason = engine.foul_reason(["Js", "9h"], ["7d", "5c", "4s", "3h", "2c"])
-    assert reason and reason in error.detail
+    assert reason
+    assert reason in error.detail
     hand = services.setting_lock(
         user=player, table_id=table.pk, front=["Js", "9h"], confirm_foul=True
     )
     assert (hand.foul_confirmed, hand.foul, hand.result) == (True, True, "loss")
     # A foul set on purpose costs decision skill against the house way.
-    assert hand.skill is not None and hand.skill <= 0
+    assert hand.skill is not None
+    assert hand.skill <= 0
 
 
 def test_it_refuses_a_setting_with_cards_that_were_not_dealt(player: User, rig: Rig) -> None:

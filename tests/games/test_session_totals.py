@@ -58,7 +58,9 @@ def play(player: User, friend: User, deals: int, seed: int) -> int:
         deal = services.deal_start(user=player, table_id=table.pk)
         for user, seat in ((player, 0), (friend, 1)):
             cards = Hand.objects.get(deal=deal, seat_number=seat).card_list
-            front = house_front(" ".join(cards)) if chance.random() < 0.7 else chance.sample(cards, 2)
+            front = (
+                house_front(" ".join(cards)) if chance.random() < 0.7 else chance.sample(cards, 2)
+            )
             services.setting_lock(
                 user=user, table_id=table.pk, front=front, confirm_foul=True,
                 deal_number=deal.number,

@@ -69,7 +69,9 @@ def report_counts() -> Iterator[None]:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 ids = st.one_of(
@@ -137,7 +139,7 @@ well_typed = st.one_of(
     st.just({"type": "invite_new"}),
     st.just({"type": "invite_revoke"}),
     st.builds(
-        lambda d, w, p, l: {"type": "luck", "deal": d, "wins": w, "pushes": p, "losses": l},
+        lambda d, w, p, lost: {"type": "luck", "deal": d, "wins": w, "pushes": p, "losses": lost},
         st.integers(1, 3), st.integers(0, 10_000), st.integers(0, 10_000), st.integers(0, 10_000),
     ),
 )
@@ -206,12 +208,16 @@ def _stored(table_id: int) -> tuple[object, ...]:
 )
 @given(sent=st.lists(frames(), min_size=1, max_size=8))
 async def test_no_fuzzed_frame_changes_anything_or_leaks(
-    in_memory_layer: None, mid_deal: Table, player: User, sent: list[tuple[str | None, bytes | None]]
+    in_memory_layer: None,
+    mid_deal: Table,
+    player: User,
+    sent: list[tuple[str | None, bytes | None]],
 ) -> None:
     table_id = mid_deal.pk
     before = await database_sync_to_async(_stored)(table_id)
     seat, hello = await join(player, table_id)
-    assert hello["type"] == "state" and hello["deal"]["you"]["locked"] is False
+    assert hello["type"] == "state"
+    assert hello["deal"]["you"]["locked"] is False
     for text, data in sent:
         # As the server gets it (empty frames included, which send_to refuses).
         frame = {"text": text} if text is not None else {"bytes": data}
@@ -221,7 +227,8 @@ async def test_no_fuzzed_frame_changes_anything_or_leaks(
         sent_type = _type_of(text)
         if reply["type"] == "error":
             assert reply["error"] in ERROR_CODES, reply
-            assert reply["detail"] and isinstance(reply["detail"], str)
+            assert reply["detail"]
+            assert isinstance(reply["detail"], str)
         else:
             assert (reply["type"], sent_type) in {("state", "state"), ("pong", "ping")}, reply
         assert await seat.nothing_more()  # exactly one answer
@@ -262,7 +269,9 @@ async def test_every_action_resent_with_its_id_is_applied_once(
         await other.receive()  # told once
         stored = await database_sync_to_async(db_snapshot)(table.pk)
         again = await seat.send(message)  # the reply was lost: the client resends
-        assert again["type"] == "state" and again["replayed"] is True and again["id"] == first["id"]
+        assert again["type"] == "state"
+        assert again["replayed"] is True
+        assert again["id"] == first["id"]
         assert "replayed" not in first
         assert {k: v for k, v in again.items() if k != "replayed"} == first
         assert await database_sync_to_async(db_snapshot)(table.pk) == stored
@@ -288,14 +297,18 @@ async def test_every_action_resent_with_its_id_is_applied_once(
     ada, _ = await join(player, table.pk)
     await grace.receive()  # ada back
     again = await ada.send({"type": "rebet", "amount": 30, "id": "a5"})
-    assert again["replayed"] is True and again["table"]["stake"] == 30
+    assert again["replayed"] is True
+    assert again["table"]["stake"] == 30
     # A different message under a used id is refused and changes nothing.
     reused = await ada.send({"type": "stake", "amount": 31, "id": "a1"})
-    assert reused["error"] == "id_reused" and reused["id"] == "a1"
+    assert reused["error"] == "id_reused"
+    assert reused["id"] == "a1"
     # "7" and 7 are different ids.
     fresh = await grace.send({"type": "stake", "amount": 12, "id": "7"})
     assert fresh["type"] == "state"
-    assert fresh["table"]["proposal"] == {"amount": 12, "by": "you", "id": fresh["table"]["version"]}
+    assert fresh["table"]["proposal"] == {
+        "amount": 12, "by": "you", "id": fresh["table"]["version"]
+    }
     await ada.receive()
     assert await database_sync_to_async(ClientMessage.objects.count)() == 9
     await ada.close()
@@ -323,7 +336,8 @@ async def test_the_invite_actions_are_applied_once(player: User) -> None:
     first = await ada.send({"type": "invite_new", "id": "n"})
     assert first["table"]["invite"]["url"] != hello["table"]["invite"]["url"]
     again = await ada.send({"type": "invite_new", "id": "n"})
-    assert again["replayed"] is True and again["table"]["invite"] == first["table"]["invite"]
+    assert again["replayed"] is True
+    assert again["table"]["invite"] == first["table"]["invite"]
     assert (await ada.send({"type": "invite_revoke", "id": "r"}))["table"]["invite"] is None
     assert (await ada.send({"type": "invite_revoke", "id": "r"}))["replayed"] is True
     count = await database_sync_to_async(lambda: table.invites.count())()

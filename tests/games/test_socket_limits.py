@@ -77,7 +77,8 @@ async def test_a_users_socket_over_the_limit_is_closed_with_4429(
         assert hello["type"] == "websocket.send"
         open_ones.append(comm)
     refused, closing = await opened(player, first.pk)
-    assert closing["type"] == "websocket.close" and closing["code"] == 4429
+    assert closing["type"] == "websocket.close"
+    assert closing["code"] == 4429
     theirs, hello = await opened(friend, (await solo_table(friend)).pk)
     assert hello["type"] == "websocket.send"  # another user's sockets are theirs
     await theirs.disconnect()
@@ -104,10 +105,13 @@ async def test_a_flood_gets_one_error_frame_then_the_close(player: User, setting
     # The refusal is answered as the frame arrives, maybe before the pongs of
     # the five let in; the close drops whatever of those was not answered yet.
     errors = [f for f in frames if f.get("type") == "error"]
-    assert len(errors) == 1 and errors[0]["error"] == "too_many_messages"
-    assert errors[0]["id"] == 5 and errors[0]["detail"].startswith("Too many messages")
+    assert len(errors) == 1
+    assert errors[0]["error"] == "too_many_messages"
+    assert errors[0]["id"] == 5
+    assert errors[0]["detail"].startswith("Too many messages")
     pongs = [f["id"] for f in frames if f.get("type") == "pong"]
-    assert pongs == sorted(pongs) and set(pongs) <= set(range(5))
+    assert pongs == sorted(pongs)
+    assert set(pongs) <= set(range(5))
     assert frames[-1] == {"close": 4429}  # the next one over the limit closes it
     assert len(frames) == len(pongs) + 2
     await comm.disconnect()
@@ -181,7 +185,8 @@ async def test_the_honest_pages_resend_is_applied_once_after_another_tabs_flood(
     page, _ = await opened(player, table.pk)
     await send(page, {"type": "stake", "amount": 7, "id": "page-1"})
     resent = await reply_to(page, "page-1")
-    assert resent["replayed"] is True and resent["table"]["stake"] == (9 if applied else 7)
+    assert resent["replayed"] is True
+    assert resent["table"]["stake"] == (9 if applied else 7)
     assert await database_sync_to_async(ClientMessage.objects.count)() == 1 + applied
     await page.disconnect()
 

@@ -80,7 +80,8 @@ async def test_a_sign_out_in_another_tab_closes_the_socket_with_4401(player: Use
     await database_sync_to_async(elsewhere.post)("/accounts/sign-out/")
     await comm.send_to(text_data=json.dumps({"type": "stake", "amount": 5, "id": "s"}))
     reply = json.loads(await comm.receive_from(timeout=5))
-    assert reply["type"] == "state" and reply["table"]["stake"] == 5
+    assert reply["type"] == "state"
+    assert reply["table"]["stake"] == 5
     # Another tab of this browser: the same cookie, the same session.
     await database_sync_to_async(tab.post)("/accounts/sign-out/")
     assert await closed_with(comm) == 4401
@@ -157,7 +158,9 @@ async def test_the_socket_cannot_act_once_its_session_is_gone(player: User) -> N
     await database_sync_to_async(_end_silently)(session_key(browser))
     await comm.send_to(text_data=json.dumps({"type": "stake", "amount": 7, "id": "late"}))
     reply = json.loads(await comm.receive_from(timeout=5))
-    assert reply["type"] == "error" and reply["error"] == "session_ended" and reply["id"] == "late"
+    assert reply["type"] == "error"
+    assert reply["error"] == "session_ended"
+    assert reply["id"] == "late"
     assert await closed_with(comm) == 4401
     stake = await database_sync_to_async(lambda: Table.objects.get(pk=table.pk).stake)()
     assert stake is None  # nothing was applied

@@ -31,14 +31,16 @@ async def test_a_lone_surrogate_anywhere_is_a_bad_message(player: User, text: st
     table = await database_sync_to_async(services.table_start)(user=player, mode="solo")
     seat, _ = await join(player, table.pk)
     reply = await seat.send_raw(text)
-    assert reply["type"] == "error" and reply["error"] == "bad_message", reply
+    assert reply["type"] == "error", reply
+    assert reply["error"] == "bad_message", reply
     assert "valid Unicode" in reply["detail"]
     assert reply.get("id") in (None, "l")  # a broken id is never echoed
     assert await seat.nothing_more()
     assert not await database_sync_to_async(ClientMessage.objects.exists)()
     # A whole pair is text: a stored id, echoed as it came.
     reply = await seat.send_raw('{"type":"stake","amount":5,"id":"\\ud83c\\udca1"}')
-    assert reply["type"] == "state" and reply["id"] == "\U0001f0a1"
+    assert reply["type"] == "state"
+    assert reply["id"] == "\U0001f0a1"
     stored = await database_sync_to_async(lambda: ClientMessage.objects.get().client_id)()
     assert stored == json.dumps("\U0001f0a1", ensure_ascii=False)
     await seat.close()

@@ -9,6 +9,7 @@ PostgreSQL, where every deal started is at an amount the friend named.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import threading
@@ -83,7 +84,8 @@ def test_each_proposal_has_a_new_id_both_seats_see(player: User, friend: User) -
         assert mine["proposal"] == {"amount": amount, "by": "you", "id": mine["version"]}
         assert theirs["proposal"] == {**mine["proposal"], "by": "other"}
         ids.append(mine["proposal"]["id"])
-    assert len(set(ids)) == 3 and ids == sorted(ids)
+    assert len(set(ids)) == 3
+    assert ids == sorted(ids)
 
 
 # --- accept ---------------------------------------------------------------------------------
@@ -127,7 +129,8 @@ def test_the_same_amount_proposed_again_is_a_new_proposal(player: User, friend: 
     for amount in (900, 10):
         services.stake_propose(user=player, table_id=table.pk, amount=amount)
     detail = refused(table, lambda: accept_seen(friend, table.pk, shown))
-    assert "it is 10 chips now" in detail and "Accept 10" in detail
+    assert "it is 10 chips now" in detail
+    assert "Accept 10" in detail
 
 
 @pytest.mark.django_db
@@ -163,7 +166,8 @@ def test_an_accept_after_another_stake_was_agreed_is_refused(player: User, frien
     services.stake_propose(user=friend, table_id=table.pk, amount=20)
     accept_seen(player, table.pk)
     detail = refused(table, lambda: accept_seen(friend, table.pk, shown))
-    assert "agreed at 20 chips" in detail and "accepted 10" in detail
+    assert "agreed at 20 chips" in detail
+    assert "accepted 10" in detail
 
 
 @pytest.mark.django_db
@@ -320,9 +324,11 @@ async def test_a_friend_accepting_what_they_saw_is_refused_once_the_host_re_prop
         assert (await grace.send({"type": "deal"}))["error"] == "stake_not_agreed"
         # The proposal the push showed, accepted under the same id, is agreed.
         newer = pushed["table"]["proposal"]
-        assert newer["amount"] == 900 and newer["id"] != shown["id"]
+        assert newer["amount"] == 900
+        assert newer["id"] != shown["id"]
         agreed = await grace.send({**accept, "amount": 900, "proposal": newer["id"]})
-        assert agreed["table"]["stake"] == 900 and agreed["id"] == "g1"
+        assert agreed["table"]["stake"] == 900
+        assert agreed["id"] == "g1"
         assert (await ada.receive())["table"]["stake"] == 900
     finally:
         await ada.close()
@@ -359,10 +365,8 @@ def test_a_host_re_proposing_while_the_friend_accepts_never_deals_an_unseen_stak
             for turn in range(20_000):
                 if done.is_set():
                     return
-                try:
+                with contextlib.suppress(exceptions.DealInProgress, exceptions.TableFinished):
                     services.stake_propose(user=player, table_id=t, amount=(10, 900)[turn % 2])
-                except (exceptions.DealInProgress, exceptions.TableFinished):
-                    pass
                 done.wait(chance.uniform(0, 0.08))  # a person's pace, roughly: varied
         except BaseException as exc:  # noqa: BLE001 - reported below
             failures.append(exc)

@@ -59,7 +59,9 @@ TASKS = (
 def play(rig: Callable[..., None]) -> Callable[..., Deal]:
     """play(user, table, mine, dealer, front=None): one revealed solo deal."""
 
-    def play(user: Any, table: Table, mine: str, dealer: str, front: list[str] | None = None) -> Deal:
+    def play(
+        user: Any, table: Table, mine: str, dealer: str, front: list[str] | None = None
+    ) -> Deal:
         rig(deck_with(mine, dealer))
         services.stake_propose(user=user, table_id=table.pk, amount=5)
         deal = services.deal_start(user=user, table_id=table.pk)
@@ -79,7 +81,8 @@ def age(table: Table, hours: float) -> None:
 @pytest.mark.parametrize("task", TASKS, ids=lambda t: t.name)
 def test_every_task_retries_database_failures_with_backoff(task: Any) -> None:
     assert OperationalError in task.autoretry_for
-    assert task.retry_backoff is True and task.max_retries == 5
+    assert task.retry_backoff is True
+    assert task.max_retries == 5
     assert task.acks_late is True
 
 
@@ -135,7 +138,8 @@ def test_idle_waiting_and_betting_tables_close_once(
     assert status[fresh.pk] == "betting"
     assert status[playing.pk] == "playing"  # a deal in progress is never cut off
     invite = Invite.objects.get(table=waiting)
-    assert invite.revoked_at is not None and selectors.open_invite(table=waiting) is None
+    assert invite.revoked_at is not None
+    assert selectors.open_invite(table=waiting) is None
     with pytest.raises(InviteRevoked):
         services.invite_accept(user=friend, token=invite.token)
     with pytest.raises(TableFinished):
@@ -173,7 +177,8 @@ def test_expired_links_are_withdrawn_once_and_still_say_expired(
     assert tasks.invites_expire.delay().get() == 1
     assert tasks.invites_expire.delay().get() == 0
     expired.refresh_from_db()
-    assert expired.revoked_at == expiry and expired.used_at is None
+    assert expired.revoked_at == expiry
+    assert expired.used_at is None
     assert Invite.objects.get(table=current).revoked_at is None
     with pytest.raises(InviteExpired):
         services.invite_accept(user=friend, token=expired.token)
@@ -222,7 +227,8 @@ def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
         play(player, table, COPY_A, COPY_B)
         play(player, table, SPLIT_A, SPLIT_B, front=["2h", "4d"])  # leaves the house way
     report = PlayerReport.objects.get(user=player)
-    assert report.hands == 3 and report.refreshed_at is not None
+    assert report.hands == 3
+    assert report.refreshed_at is not None
     version = report.version
     assert tasks.report_refresh.delay(player.pk).get() is False  # already current
     assert PlayerReport.objects.get(user=player).version == version
@@ -345,16 +351,21 @@ def test_the_audit_passes_true_estimates_and_flags_tampered_ones(
     services.setting_lock(user=player, table_id=shared.pk, front=house_front(SPLIT_A))
     services.setting_lock(user=friend, table_id=shared.pk, front=house_front(SPLIT_B))
     friend_truth = engine.luck(SPLIT_B, mode="friend", side="player")
-    _record_luck(friend, shared, deal, (friend_truth.wins, friend_truth.pushes, friend_truth.losses))
+    _record_luck(
+        friend, shared, deal, (friend_truth.wins, friend_truth.pushes, friend_truth.losses)
+    )
 
     assert tasks.luck_audit.delay().get() == {"checked": 4, "flagged": 2}
     assert tasks.luck_audit.delay().get() == {"checked": 0, "flagged": 0}
     audits = {a.hand.deal_id: a for a in LuckAudit.objects.select_related("hand")}
-    assert audits[honest.pk].ok and audits[deal.pk].ok
+    assert audits[honest.pk].ok
+    assert audits[deal.pk].ok
     bad = audits[forged.pk]
-    assert not bad.ok and (bad.stored_wins, bad.expected_wins) == (120, truth_weak.wins)
+    assert not bad.ok
+    assert (bad.stored_wins, bad.expected_wins) == (120, truth_weak.wins)
     assert "counts" in bad.reason
-    assert not audits[relabelled.pk].ok and "label" in audits[relabelled.pk].reason
+    assert not audits[relabelled.pk].ok
+    assert "label" in audits[relabelled.pk].reason
 
 
 def test_the_audit_takes_a_bounded_sample_oldest_first(

@@ -37,7 +37,8 @@ def test_pages_that_need_an_account_redirect_to_sign_in_and_back(
         f"/accounts/sign-in/?next=/tables/{table.pk}/",
         {"username": "ada", "password": "a long pass phrase 1", "next": f"/tables/{table.pk}/"},
     )
-    assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/tables/{table.pk}/"
 
 
 def test_the_lobby_offers_play_solo_and_invite_a_friend(browser: Client) -> None:
@@ -52,7 +53,8 @@ def test_play_solo_opens_a_table_and_the_lobby_lists_it_for_resuming(
 ) -> None:
     response = browser.post("/tables/new/solo/")
     table = Table.objects.get(created_by=player)
-    assert response.status_code == 302 and response["Location"] == f"/tables/{table.pk}/"
+    assert response.status_code == 302
+    assert response["Location"] == f"/tables/{table.pk}/"
     assert table.mode == "solo"
     assert f'href="/tables/{table.pk}/"' in browser.get("/lobby/").content.decode()
 
@@ -77,13 +79,17 @@ def test_the_table_page_has_the_controls_and_the_socket_client(
     table = services.table_start(user=player, mode="solo")
     page = browser.get(f"/tables/{table.pk}/").content.decode()
     assert '<label for="stake">Stake</label>' in page
-    assert ">Deal</button>" in page and ">Lock</button>" in page
-    assert "Lock anyway" in page and "Rebet" in page
-    assert 'role="status"' in page and 'role="alert"' in page
+    assert ">Deal</button>" in page
+    assert ">Lock</button>" in page
+    assert "Lock anyway" in page
+    assert "Rebet" in page
+    assert 'role="status"' in page
+    assert 'role="alert"' in page
     assert "With 5%" in page
     assert "/static/js/table.mjs" in page
     state = json.loads(re.search(r'id="table-state"[^>]*>(.*?)</script>', page, re.DOTALL)[1])
-    assert state["seats"]["you"]["stack"] == 1000 and state["deal"] is None
+    assert state["seats"]["you"]["stack"] == 1000
+    assert state["deal"] is None
 
 
 def test_a_table_page_is_only_for_its_seats(client: Client, player: User, friend: User) -> None:

@@ -267,7 +267,9 @@ NAMES = {code: engine.card_name(code) for code in engine.DECK if code != "JK"}
 CODE = r"(?:[2-9TJQKA][shdc]|JK)"
 # A run of card codes: separated by spaces, commas, quotes, brackets or tags.
 RUN = re.compile(rf"(?<![A-Za-z0-9]){CODE}(?:(?:[\s,\"'\[\]]|<[^>]*>)+{CODE})*(?![A-Za-z0-9])")
-TABLE_STATE = re.compile(r'<script id="table-state" type="application/json">(.*?)</script>', re.DOTALL)
+TABLE_STATE = re.compile(
+    r'<script id="table-state" type="application/json">(.*?)</script>', re.DOTALL
+)
 
 
 @dataclass(frozen=True)
@@ -456,8 +458,11 @@ def books(database: str) -> list[str]:
         """select d.table_id, d.number, d.status, count(l.id) from games_deal d
            left join games_ledgerentry l on l.deal_id = d.id group by d.id""",
     )
-    wrong += [f"table {t} deal {n}: {status} with {count} entries" for t, n, status, count in entries
-              if count != {"revealed": 4, "dealt": 0}[status]]
+    wrong += [
+        f"table {t} deal {n}: {status} with {count} entries"
+        for t, n, status, count in entries
+        if count != {"revealed": 4, "dealt": 0}[status]
+    ]
     return wrong
 
 
@@ -590,7 +595,9 @@ async def next_frame(
 
 
 def offered(frame: dict[str, Any]) -> bool:
-    return frame.get("type") == "state" and (frame["table"].get("proposal") or {}).get("by") == "other"
+    if frame.get("type") != "state":
+        return False
+    return (frame["table"].get("proposal") or {}).get("by") == "other"
 
 
 async def accept_shown(socket: Socket, proposal: dict[str, Any]) -> dict[str, Any]:
@@ -741,10 +748,8 @@ def test_a_flooding_socket_is_cut_off_and_another_table_plays_on(stack: Stack) -
             await host.close()
             await friend.close()
         sent = await sending
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(flooder.task), 30)
-        except TimeoutError:
-            pass
         answers = flooder.frames[start:]
         await flooder.close()
         return {
@@ -765,7 +770,9 @@ def test_a_flooding_socket_is_cut_off_and_another_table_plays_on(stack: Stack) -
 # --- a server killed mid-deal ---------------------------------------------------------------
 
 
-async def reconnect(stack: Stack, player: str, site: int, table: int) -> tuple[Socket, dict[str, Any]]:
+async def reconnect(
+    stack: Stack, player: str, site: int, table: int
+) -> tuple[Socket, dict[str, Any]]:
     deadline = time.monotonic() + 30
     while True:
         try:
@@ -800,18 +807,21 @@ def test_a_server_killed_mid_deal_loses_nothing(stack: Stack) -> None:
         await asyncio.wait_for(host.task, 10)  # its socket is gone with the server
         # The host comes back on the other server: the deal as it was.
         host, state = await reconnect(stack, "khost", 1, table)
-        assert state["deal"]["number"] == 1 and state["deal"]["you"]["locked"] is True, state
+        assert state["deal"]["number"] == 1, state
+        assert state["deal"]["you"]["locked"] is True, state
         assert state["deal"]["revealed"] is False
         assert state["deal"]["commitment"] == dealt_frame["commitment"]
         start = len(host.frames)
         await host.conn.send(json.dumps(lock))  # resent: its answer was lost with the server
         again = await host.until(lambda f: f.get("id") == "k-lock", start)
-        assert again["type"] == "state" and again.get("replayed") is True, again
+        assert again["type"] == "state", again
+        assert again.get("replayed") is True, again
         done = await friend.request({"type": "lock", "front": house_front(theirs["you"]["cards"])})
         assert done["deal"]["revealed"] is True
         for socket in (host, friend):
             final = await latest(socket)
-            assert final["deal"]["revealed"] is True and final["table"]["deals"] == 1
+            assert final["deal"]["revealed"] is True
+            assert final["table"]["deals"] == 1
             assert final["seats"]["you"]["stack"] + final["seats"]["other"]["stack"] == 2000
         reveals = [f for s in (host, friend) for f in s.frames
                    if (f.get("deal") or {}).get("revealed") and "id" not in f]
@@ -897,7 +907,8 @@ async def too_many_sockets(stack: Stack, player: str, table: int) -> dict[str, A
             await socket.until(lambda f: f.get("type") == "state", timeout=5)
             opened.append(socket)
         except AssertionError:
-            assert socket.closed and socket.frames == [], socket.frames
+            assert socket.closed, socket.frames
+            assert socket.frames == [], socket.frames
             codes.append(socket.conn.close_code)
     for socket in opened:
         await socket.close()

@@ -207,22 +207,27 @@ def test_a_killed_server_finishes_the_deal_exactly_once(site: Site, when: str) -
     site.start()
     a_state = reconnect(ada, table_id)
     g_state = reconnect(grace, table_id)
-    assert a_state["deal"]["number"] == 1 and a_state["deal"]["you"]["locked"] is True
+    assert a_state["deal"]["number"] == 1
+    assert a_state["deal"]["you"]["locked"] is True
     assert a_state["deal"]["commitment"] == dealt["deal"]["commitment"]
     # The player whose reply was lost resends: applied once.
     again = ada.send(lock_a)
-    assert again["type"] == "state" and again.get("replayed") is True
+    assert again["type"] == "state"
+    assert again.get("replayed") is True
     done = grace.send(lock_g)
-    assert done["type"] == "state" and done["deal"]["revealed"] is True, done
+    assert done["type"] == "state", done
+    assert done["deal"]["revealed"] is True, done
     if when == "after_one_lock":
-        assert not g_state["deal"]["revealed"] and "replayed" not in done
+        assert not g_state["deal"]["revealed"]
+        assert "replayed" not in done
     for player in (ada, grace):
         state = player.send({"type": "state", "id": "final"})
         assert state["deal"]["revealed"] is True
         assert state["seats"]["you"]["stack"] + state["seats"]["other"]["stack"] == 2000
     assert_settled_once(site, deals=1)
     # And the table plays on.
-    assert grace.send({"type": "rebet", "amount": 50, "id": "g3"})["table"]["proposal"]["amount"] == 50
+    rebet = grace.send({"type": "rebet", "amount": 50, "id": "g3"})
+    assert rebet["table"]["proposal"]["amount"] == 50
 
 
 # --- Redis restarts under a live table ----------------------------------------------------
@@ -316,14 +321,15 @@ def test_redis_restarting_under_a_live_table_loses_nothing(tmp_path: Path) -> No
         assert next_state(ada, table_id)["seats"]["other"]["connected"] is True  # over Redis
         proposed = ada.send({"type": "stake", "amount": 20, "id": "a1"})["table"]["proposal"]
         shown = next_state(grace, table_id)["table"]["proposal"]
-        assert shown == {**proposed, "by": "other"} and shown["amount"] == 20
+        assert shown == {**proposed, "by": "other"}
+        assert shown["amount"] == 20
         redis.stop()
         redis.start()  # empty: no groups, no channels
         FAULTS["redis_restarts"] += 1
         time.sleep(3)
         # The next change still reaches the other process's player, or that
         # player's socket was closed and the reconnect resyncs the full state.
-        for attempt in range(20):
+        for _attempt in range(20):
             try:
                 accepted = grace.send(
                     {"type": "accept_stake", "amount": 20, "proposal": shown["id"], "id": "g1"}

@@ -24,7 +24,7 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -212,10 +212,8 @@ class Socket:
             if left <= 0:
                 raise AssertionError(f"{self.name}: no matching frame in {timeout}s")
             self.changed.clear()
-            try:
+            with suppress(TimeoutError):
                 await asyncio.wait_for(self.changed.wait(), left)
-            except TimeoutError:
-                pass
 
     async def request(self, message: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
@@ -249,7 +247,9 @@ async def play(bases: tuple[str, str], cookies: tuple[str, str], table_id: int) 
             proposed = (await ada.request({"type": "stake", "amount": 1}))["table"]["proposal"]
             # Grace accepts the proposal once her page shows it, naming it.
             shown = {**proposed, "by": "other"}
-            await grace.until(lambda f, shown=shown: (f.get("table") or {}).get("proposal") == shown)
+            await grace.until(
+                lambda f, shown=shown: (f.get("table") or {}).get("proposal") == shown
+            )
             await grace.request({"type": "accept_stake", "amount": 1, "proposal": shown["id"]})
             mine = (await ada.request({"type": "deal"}))["deal"]
             assert mine["number"] == number
@@ -269,7 +269,8 @@ async def play(bases: tuple[str, str], cookies: tuple[str, str], table_id: int) 
             # process, through the channel layer.
             assert number in first.pushed, (first.name, number)
         everything = set(range(1, DEALS + 1))
-        assert ada.revealed == everything and grace.revealed == everything
+        assert ada.revealed == everything
+        assert grace.revealed == everything
     finally:
         await ada.close()
         await grace.close()
