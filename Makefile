@@ -87,7 +87,7 @@ test: setup lint typecheck test-js
 
 test-sqlite: setup
 	@echo "==> running the database tests again on embedded SQLite, in-memory layer, eager Celery"
-	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services and not own_environment and not slow" $(wildcard tests/foundation tests/accounts tests/games tests/api tests/security) $(PYTEST_ARGS)
+	env -u DATABASE_URL -u REDIS_URL $(PY) -m pytest -m "not browser and not services and not own_environment and not slow" $(wildcard tests/foundation tests/accounts tests/models tests/services tests/realtime tests/background tests/history tests/pages tests/api tests/security) $(PYTEST_ARGS)
 
 # The browser client's pure modules (frontend/test/: the table's state and
 # its transport against a fake WebSocket) under Node's own test runner.

@@ -409,8 +409,8 @@ class ClientMessage(models.Model):
 
 class PlayerReport(models.Model):
     """A player's skill-report aggregates are current as of ``hands`` revealed
-    hands (``games.upkeep.report_refresh`` rebuilds them after each reveal).
-    ``games.history.skill_report`` reads the buckets only while ``hands`` still
+    hands (``games.reports.report_refresh`` rebuilds them after each reveal).
+    ``games.reports.skill_report`` reads the buckets only while ``hands`` still
     equals the player's count of revealed hands, and sums rows otherwise."""
 
     user = models.OneToOneField(

@@ -8,7 +8,7 @@ one query, under the ``PlayerReport`` row's lock.
 Read: ``skill_report`` sums those buckets while they still cover every
 revealed hand (``PlayerReport.hands == revealed_count``) and the filters are
 ones they can answer (mode and dates); otherwise it sums the hands
-themselves. Both ways give the same figures (tests/games/test_tasks.py).
+themselves. Both ways give the same figures (tests/background/test_tasks.py).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def revealed_count(*, user_id: int) -> int:
 # "Left the house way" in SQL: the front is not the house way's two cards in
 # either order (codes are two characters, so the other order is swapped by
 # hand). The same rule as ``engine.left_house_way``, checked against it on
-# many hands in tests/games/test_reports.py.
+# many hands in tests/history/test_reports_sql.py.
 SWAPPED_FRONT = Concat(Substr("front", 4, 2), Value(" "), Substr("front", 1, 2))
 FOLLOWED = Q(front=F("house_front")) | Q(house_front=SWAPPED_FRONT)
 

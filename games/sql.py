@@ -45,7 +45,7 @@ def statement(template: str) -> str:
 
 # The models ``save`` writes. Its UPDATE skips what ``Model.save`` would also
 # run: a ``save`` override and the pre_save / post_save signals. None of these
-# has either, and ``tests/games/test_sql.py`` fails the day one gains one.
+# has either, and ``tests/services/test_sql.py`` fails the day one gains one.
 WRITES: tuple[type[Model], ...] = (Table, Seat, Deal, Hand)
 
 

@@ -20,9 +20,8 @@ from django.test import Client
 from accounts.models import User
 from games import services
 from games.history.export import spreadsheet_cell
-from tests.api.conftest import deal_friend, house_front
 from tests.api.test_permissions import body
-from tests.games.support import STRONG, WEAK
+from tests.support import STRONG, WEAK, deal_friend, house_front
 
 pytestmark = pytest.mark.django_db
 
@@ -46,8 +45,8 @@ def test_a_friend_named_like_a_formula_is_exported_as_text(
     table = services.table_start(user=player, mode="friend")
     services.table_join(user=friend, table_id=table.pk)
     deal_friend(rig, table, player, friend, STRONG, WEAK, stake=10)
-    services.setting_lock(user=player, table_id=table.pk, front=house_front(STRONG).split())
-    services.setting_lock(user=friend, table_id=table.pk, front=house_front(WEAK).split())
+    services.setting_lock(user=player, table_id=table.pk, front=house_front(STRONG))
+    services.setting_lock(user=friend, table_id=table.pk, front=house_front(WEAK))
 
     [mine] = export(player)
     assert mine["other"] == "'" + name

@@ -14,7 +14,7 @@ from django.test import Client
 from games import services
 from games.history.filters import HistoryFilter
 from games.models import Deal, Table
-from tests.games.support import COPY_A, COPY_B, STRONG, WEAK
+from tests.support import COPY_A, COPY_B, STRONG, WEAK
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,7 @@ from rest_framework.authtoken.models import Token
 
 from games import services
 from games.models import Deal, Table
-from tests.api.conftest import deal_friend, house_front
-from tests.games.support import COPY_A, COPY_B, STRONG, WEAK
+from tests.support import COPY_A, COPY_B, STRONG, WEAK, deal_friend, house_front
 
 pytestmark = pytest.mark.django_db
 
@@ -47,17 +46,17 @@ def body(response: Any) -> bytes:
 
 @pytest.fixture
 def shared(
-    rig: Callable[..., None], friend_table: Table, player: Any, friend: Any
+    rig: Callable[..., None], joined_table: Table, player: Any, friend: Any
 ) -> dict[str, Any]:
     """A friend table with one deal the player has locked and the friend not."""
-    deal = deal_friend(rig, friend_table, player, friend, STRONG, WEAK)
-    services.setting_lock(user=player, table_id=friend_table.pk, front=house_front(STRONG).split())
-    return {"table": friend_table, "deal": deal}
+    deal = deal_friend(rig, joined_table, player, friend, STRONG, WEAK)
+    services.setting_lock(user=player, table_id=joined_table.pk, front=house_front(STRONG))
+    return {"table": joined_table, "deal": deal}
 
 
 def reveal(shared: dict[str, Any], friend: Any) -> Deal:
     services.setting_lock(
-        user=friend, table_id=shared["table"].pk, front=house_front(WEAK).split()
+        user=friend, table_id=shared["table"].pk, front=house_front(WEAK)
     )
     deal: Deal = shared["deal"]
     deal.refresh_from_db()

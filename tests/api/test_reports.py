@@ -14,8 +14,7 @@ from django.test import Client
 
 from games import engine, services
 from games.models import Deal, Table
-from tests.api.conftest import deal_friend, house_front
-from tests.games.support import COPY_A, COPY_B, STRONG, WEAK
+from tests.support import COPY_A, COPY_B, STRONG, WEAK, deal_friend, house_front
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +32,9 @@ DEALS = [
 def solo(play_solo: Callable[..., Deal], player: Any) -> tuple[Table, list[Deal]]:
     table = services.table_start(user=player, mode="solo")
     deals = [
-        play_solo(player, table, mine, dealer, front=front, stake=10, luck=luck)
+        play_solo(
+            player, table, mine, dealer, front=front and front.split(), stake=10, luck=luck
+        )
         for mine, dealer, front, luck, _, _ in DEALS
     ]
     return table, deals
@@ -128,12 +129,12 @@ def test_a_session_without_completed_luck_has_no_average(
 
 def test_the_skill_report_by_row_mode_and_day(
     solo: tuple[Table, list[Deal]], api: Client, rig: Callable[..., None],
-    friend_table: Table, player: Any, friend: Any,
+    joined_table: Table, player: Any, friend: Any,
 ) -> None:
-    deal_friend(rig, friend_table, player, friend, COPY_A, COPY_B)
+    deal_friend(rig, joined_table, player, friend, COPY_A, COPY_B)
     for user, cards in ((player, COPY_A), (friend, COPY_B)):
         services.setting_lock(
-            user=user, table_id=friend_table.pk, front=house_front(cards).split()
+            user=user, table_id=joined_table.pk, front=house_front(cards)
         )
     report = api.get("/api/reports/skill/").json()
     assert report["total"] == {
@@ -164,7 +165,7 @@ def test_the_skill_report_by_row_mode_and_day(
     assert only_solo["total"]["deals"] == 4
     losses = api.get("/api/hands/?result=loss").json()
     assert losses["count"] == 1 and losses["results"][0]["skill"] == "-1.00"
-    assert api.get(f"/api/hands/?table={friend_table.pk}").json()["count"] == 1
+    assert api.get(f"/api/hands/?table={joined_table.pk}").json()["count"] == 1
     assert api.get("/api/hands/?date_to=2000-01-01").json()["count"] == 0
 
 

@@ -32,7 +32,7 @@ def seed(username: str) -> int:
     from accounts.models import User
     from games import engine, services
     from games.services import tables
-    from tests.games.support import deck_with
+    from tests.support import deck_with
 
     user = User.objects.get(username=username)
     table = services.table_start(user=user, mode="solo")

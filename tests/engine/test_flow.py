@@ -7,7 +7,7 @@ up to 2,000, the dealer's included; the "with 5%" balances to 2,000 less the
 smaller stack, at most one deal is open, a finished table accepts nothing,
 a refusal changes nothing and every change moves the version on. The example
 tests below say the flow's sentences, as the stake-consent tests say them
-through the services (``tests/games/test_stake_consent.py``).
+through the services (``tests/services/test_stake_consent.py``).
 """
 
 from __future__ import annotations

@@ -142,7 +142,7 @@ def _glue_handle() -> Any:
     match = re.search(r"const GLUE = String\.raw`(.*?)`;", source, re.DOTALL)
     assert match, "engine-core.mjs no longer defines its GLUE string"
     namespace: dict[str, Any] = {"ENGINE_DIR": str(REPO)}
-    exec(compile(match.group(1), str(ENGINE_CORE) + ":GLUE", "exec"), namespace)  # noqa: S102
+    exec(compile(match.group(1), str(ENGINE_CORE) + ":GLUE", "exec"), namespace)
     return namespace["handle"]
 
 

@@ -23,7 +23,8 @@ from accounts.models import User
 from games import services
 from games.models import Deal, Hand, Invite, Table
 from tests.api.test_permissions import body
-from tests.games.support import (
+from tests.sockets import open_seat
+from tests.support import (
     SPLIT_A,
     SPLIT_B,
     STRONG,
@@ -33,7 +34,6 @@ from tests.games.support import (
     friend_table,
     house_front,
 )
-from tests.games.test_consumers import open_seat
 
 ACTORS = ("anonymous", "owner", "opponent", "stranger", "staff")
 REQUESTS = {"made": 0}

@@ -14,7 +14,7 @@ from channels.testing import WebsocketCommunicator
 from accounts.models import User
 from games import services
 from paigow_site.asgi import application
-from tests.games.test_consumers import _cookie
+from tests.sockets import session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 async def opens(player: User) -> Any:
     """Whether a handshake with these headers (and scheme) opens a socket."""
     table = await database_sync_to_async(services.table_start)(user=player, mode="solo")
-    cookie = await database_sync_to_async(_cookie)(player)
+    cookie = await database_sync_to_async(session_cookie)(player)
 
     async def attempt(*headers: tuple[str, str], scheme: str = "ws") -> bool:
         sent = [(name.encode(), value.encode()) for name, value in headers]

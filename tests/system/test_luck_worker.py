@@ -32,7 +32,7 @@ import json
 from accounts.models import User
 from games import services
 from games.models import Hand
-from tests.games.support import friends_mid_deal, house_front
+from tests.support import friends_mid_deal, house_front
 ada = User.objects.create_user(username="ada", password=PASSWORD)
 grace = User.objects.create_user(username="grace", password=PASSWORD)
 table = friends_mid_deal(ada, grace, stake=5)

@@ -1,0 +1,196 @@
+"""How the table socket reaches the database: its own thread pool, one locked
+transaction per message, and connections that are given back."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import connection, connections, transaction
+from django.test.utils import CaptureQueriesContext
+
+from accounts.models import User
+from games import services
+from games.engine.errors import StakeTooHigh
+from games.models import ClientMessage, Presence, Seat, Table
+from games.realtime import consumer, db_threads, presence
+from games.realtime.apply import message_apply
+from games.realtime.messages import Message
+from tests.sockets import join
+from tests.support import friend_table
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def pool_of(settings: Any) -> Iterator[Any]:
+    """Start the sockets' pool afresh with ``n`` threads."""
+
+    def size(n: int) -> None:
+        db_threads.stop_db_threads()
+        settings.SOCKET_DB_THREADS = n
+
+    yield size
+    db_threads.stop_db_threads()
+
+
+async def test_two_sockets_database_calls_run_side_by_side(pool_of: Any) -> None:
+    # Each call waits at a barrier for the other: on a single database thread
+    # (Channels' default) the first would wait forever and the barrier break.
+    pool_of(2)
+    barrier = threading.Barrier(2, timeout=10)
+
+    def meet() -> str:
+        barrier.wait()
+        return threading.current_thread().name
+
+    names = await asyncio.gather(db_threads.db(meet)(), db_threads.db(meet)())
+    assert len(set(names)) == 2
+    assert all(name.startswith("table-socket-db") for name in names)
+
+
+async def test_a_database_thread_gives_its_connection_back_after_each_call(
+    pool_of: Any,
+) -> None:
+    # CONN_MAX_AGE is 0 in the tests: no connection may outlive its call, even
+    # though Channels' test communicator turns its own cleanup off.
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.skip("Django never closes the in-memory test database's connections")
+    pool_of(1)
+    count = await db_threads.db(Table.objects.count)()
+    assert count == 0
+    still_open = await db_threads.db(lambda: connection.connection is not None)()
+    assert still_open is False
+
+
+def test_a_socket_message_locks_the_table_once_and_makes_no_savepoint(
+    player: User, friend: User
+) -> None:
+    table = friend_table(player, friend)
+    fields = {"amount": 5}
+    with CaptureQueriesContext(connection) as captured:
+        applied = message_apply(
+            user=player, table_id=table.pk, message=Message("stake", fields, "m1")
+        )
+    assert not applied.replayed
+    sql = [q["sql"].upper() for q in captured.captured_queries]
+    assert sum('FROM "GAMES_TABLE"' in q for q in sql) == 1  # read (and locked) once
+    if connection.features.has_select_for_update:
+        assert sum("FOR UPDATE" in q for q in sql) == 1
+    assert not any(q.startswith(("SAVEPOINT", "RELEASE SAVEPOINT")) for q in sql)
+    table.refresh_from_db()
+    assert (table.stake_proposed, table.stake_proposed_by) == (5, 0)
+    assert ClientMessage.objects.filter(client_id='"m1"').count() == 1
+
+
+def test_a_refused_message_in_the_messages_transaction_leaves_nothing(
+    player: User, friend: User
+) -> None:
+    # The service joins the message's transaction without a savepoint: its
+    # refusal must still roll back the whole message, the id included.
+    table = friend_table(player, friend)
+    with pytest.raises(StakeTooHigh):
+        message_apply(
+            user=player, table_id=table.pk, message=Message("stake", {"amount": 5000}, "m2")
+        )
+    assert not ClientMessage.objects.exists()
+    table.refresh_from_db()
+    assert table.stake_proposed is None
+
+
+def test_a_heartbeat_rewrites_no_indexed_column() -> None:
+    # Every open socket updates last_seen every 20 s: with last_seen in an
+    # index, PostgreSQL cannot update the row in place (HOT), and dead rows
+    # and index entries pile up between vacuums (docs/benchmarks.md).
+    indexed = {
+        column
+        for constraint in connection.introspection.get_constraints(
+            connection.cursor(), Presence._meta.db_table
+        ).values()
+        if constraint["index"] or constraint["unique"]
+        for column in constraint["columns"]
+    }
+    assert "last_seen" not in indexed
+    assert {"seat_id", "channel_name"} <= indexed
+
+
+def test_sockets_opened_together_beat_spread_over_the_interval() -> None:
+    rng = random.Random(7)
+    interval = 20.0
+    firsts = []
+    for _ in range(400):  # a restart reconnects every socket at once
+        delays = consumer.beat_delays(interval, rng)
+        firsts.append(next(delays))
+        later = [next(delays) for _ in range(5)]
+        assert all(0.9 * interval <= d <= 1.1 * interval for d in later)
+    # In any tenth of the interval, about a tenth of the sockets beat first.
+    per_tenth = [sum(1 for f in firsts if k * 2 <= f < (k + 1) * 2) for k in range(10)]
+    assert max(per_tenth) < 70, per_tenth
+    assert min(per_tenth) > 15, per_tenth
+
+
+async def test_frames_and_group_events_make_no_hop_to_the_sync_thread(
+    player: User, friend: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Channels checks old connections on its one sync thread before every
+    message; the table socket's calls check their own, on their own threads."""
+    hops: list[str] = []
+
+    async def counted() -> None:
+        hops.append("close_old_connections")
+
+    monkeypatch.setattr("channels.consumer.aclose_old_connections", counted)
+    table = await database_sync_to_async(friend_table)(player, friend)
+    ada, _ = await join(player, table.pk)
+    grace, _ = await join(friend, table.pk)
+    await ada.receive()
+    await ada.send({"type": "stake", "amount": 5, "id": 1})
+    assert (await grace.receive())["table"]["proposal"]["amount"] == 5
+    await grace.send({"type": "ping"})
+    assert hops == []
+    await ada.close()
+    await grace.close()
+
+
+def test_a_socket_is_counted_in_order_with_the_tables_changes(
+    player: User, friend: User
+) -> None:
+    """A change reads how many sockets each seat has, to push only to seats
+    with one. A socket opening meanwhile waits for the change's lock: it is
+    either counted (and pushed the view) or reads the change itself."""
+    if not connection.features.has_select_for_update:
+        pytest.skip("SQLite has one writer: every write is ordered already")
+    table = friend_table(player, friend)
+    seat = Seat.objects.get(table=table, number=1)
+    locked, release = threading.Event(), threading.Event()
+    connected: list[bool] = []
+
+    def change() -> None:
+        with transaction.atomic():
+            services.table_lock(table.pk)
+            locked.set()
+            release.wait(10)
+        connections.close_all()
+
+    def open_socket() -> None:
+        presence.presence_connect(table_id=table.pk, seat_id=seat.pk, channel_name="t!1")
+        connected.append(True)
+        connections.close_all()
+
+    holder = threading.Thread(target=change)
+    holder.start()
+    assert locked.wait(10)
+    opener = threading.Thread(target=open_socket)
+    opener.start()
+    opener.join(0.5)
+    assert connected == []  # waiting for the change's lock
+    release.set()
+    holder.join(10)
+    opener.join(10)
+    assert connected == [True]
+    assert Presence.objects.filter(seat=seat, channel_name="t!1").exists()
