@@ -50,7 +50,8 @@ def test_a_friend_named_like_a_formula_is_exported_as_text(
 
     [mine] = export(player)
     assert mine["other"] == "'" + name
-    assert mine["result"] == "win" and mine["actual_delta"] == "10.00"
+    assert mine["result"] == "win"
+    assert mine["actual_delta"] == "10.00"
     [theirs] = export(friend)
     assert theirs["other"] == "ada"  # an ordinary name is left alone
     # The loser's figures are negative numbers, and stay numbers.

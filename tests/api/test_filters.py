@@ -54,12 +54,15 @@ def test_a_bad_filter_is_a_400_with_its_sentence(
 ) -> None:
     response = api.get(f"{path}?{query}")
     assert response.status_code == 400
-    assert response.json() == {"error": "invalid", "detail": sentence, "fields": {field: [sentence]}}
+    assert response.json() == {
+        "error": "invalid", "detail": sentence, "fields": {field: [sentence]}
+    }
 
 
 def test_the_sessions_mode_is_the_same_filter(api: Client, played: Table) -> None:
     refused = api.get("/api/tables/?mode=poker")
-    assert refused.status_code == 400 and refused.json()["detail"] == "Use solo or friend."
+    assert refused.status_code == 400
+    assert refused.json()["detail"] == "Use solo or friend."
     assert api.get("/api/tables/?mode=solo").json()["count"] == 1
     assert api.get("/api/tables/?mode=friend").json()["count"] == 0
 
@@ -107,5 +110,6 @@ def test_the_page_says_why_a_filter_was_not_applied(api: Client, played: Table) 
     page = api.get("/history/skill/?date_from=2025-02-01&date_to=2025-01-01").content.decode()
     assert '<div class="alert" role="alert">The start date is after the end date.</div>' in page
     page = api.get("/history/?mode=poker").content.decode()
-    assert "Select a valid choice." not in page and "Use solo or friend." in page
+    assert "Select a valid choice." not in page
+    assert "Use solo or friend." in page
     assert "2 revealed deals" in page

@@ -97,7 +97,8 @@ def test_before_the_reveal_nobody_sees_the_deal(
     assert client.get(urls["hands"]).json()["count"] == 0
     assert client.get(urls["skill"]).json()["total"]["deals"] == 0
     session = client.get(urls["table"]).json()
-    assert session["deals_played"] == 0 and session["series"] == []
+    assert session["deals_played"] == 0
+    assert session["series"] == []
     pages = page_urls(deal)
     assert client.get(pages["hand"]).status_code == 404
     assert client.get(pages["hands"]).status_code == 200
@@ -106,10 +107,11 @@ def test_before_the_reveal_nobody_sees_the_deal(
     # The locked setting never leaks anywhere before the reveal.
     for url in [*urls.values(), pages["hands"], pages["table"], pages["skill"]]:
         text = body(client.get(url)).decode()
-        assert "Ah Kd" not in text and "Kd Kc Qs" not in text, url
+        assert "Ah Kd" not in text, url
+        assert "Kd Kc Qs" not in text, url
 
 
-@pytest.mark.parametrize("who,seat", [("player", 0), ("friend", 1)])
+@pytest.mark.parametrize(("who", "seat"), [("player", 0), ("friend", 1)])
 def test_after_the_reveal_both_friends_see_their_own_side(
     shared: dict[str, Any], who: str, seat: int, request: pytest.FixtureRequest, friend: Any
 ) -> None:
@@ -119,7 +121,8 @@ def test_after_the_reveal_both_friends_see_their_own_side(
     urls = api_urls(deal)
     detail = client.get(urls["hand"]).json()
     assert detail["id"] == deal.pk
-    assert detail["you"]["seat"] == seat and detail["you"]["name"] == user.username
+    assert detail["you"]["seat"] == seat
+    assert detail["you"]["name"] == user.username
     assert detail["other"]["seat"] == 1 - seat
     assert len(detail["other"]["front"]) == 2
     assert detail["result"] == ("win" if seat == 0 else "loss")
@@ -162,7 +165,8 @@ def test_anonymous_visitors_are_refused(shared: dict[str, Any], friend: Any) -> 
         assert response.json()["error"] == "not_authenticated", url
     for url in page_urls(deal).values():
         response = client.get(url)
-        assert response.status_code == 302 and "/accounts/" in response["Location"], url
+        assert response.status_code == 302, url
+        assert "/accounts/" in response["Location"], url
     # The schema and its documentation page are public.
     assert client.get("/api/schema/").status_code == 200
     assert client.get("/api/docs/").status_code == 200
@@ -197,7 +201,8 @@ def test_unknown_ids_and_bad_filters_answer_in_the_error_shape(player: Any) -> N
         assert response.status_code == 404
         assert set(response.json()) == {"error", "detail"}
     bad = client.get("/api/hands/?mode=poker")
-    assert bad.status_code == 400 and bad.json()["error"] == "invalid"
+    assert bad.status_code == 400
+    assert bad.json()["error"] == "invalid"
     backwards = client.get("/api/reports/skill/?date_from=2025-02-01&date_to=2025-01-01")
     assert backwards.status_code == 400
     assert "start date" in backwards.json()["detail"]

@@ -56,7 +56,8 @@ def test_each_hand_record_carries_what_the_reveal_stored(
     by_id = {r["id"]: r for r in results}
     for deal, (mine, _, front, luck, result, skill) in zip(deals, DEALS, strict=True):
         r = by_id[deal.pk]
-        assert r["result"] == result and r["skill"] == skill
+        assert r["result"] == result
+        assert r["skill"] == skill
         assert r["house_way"]["followed"] is (front is None)
         assert set(r["you"]["cards"]) == set(mine.split())
         assert r["luck"]["status"] == ("pending" if luck is None else "completed")
@@ -80,15 +81,18 @@ def test_the_skill_is_spelled_out(solo: tuple[Table, list[Deal]], api: Client) -
     _, deals = solo
     detail = api.get(f"/api/hands/{deals[3].pk}/").json()["skill_detail"]
     # Js-3d in front against the dealer's house way loses; the house way wins.
-    assert detail["actual"]["score"] == "0.00" and detail["actual"]["result"] == "loss"
-    assert detail["house_way"]["score"] == "1.00" and detail["house_way"]["result"] == "win"
+    assert detail["actual"]["score"] == "0.00"
+    assert detail["actual"]["result"] == "loss"
+    assert detail["house_way"]["score"] == "1.00"
+    assert detail["house_way"]["result"] == "win"
     assert detail["difference"] == "-1.00"
     plus = api.get(f"/api/hands/{deals[1].pk}/").json()["skill_detail"]
     assert (plus["actual"]["score"], plus["house_way"]["score"], plus["difference"]) == (
         "0.50", "0.00", "0.50"
     )
     even = api.get(f"/api/hands/{deals[0].pk}/").json()["skill_detail"]
-    assert even["actual"] == even["house_way"] and even["difference"] == "0.00"
+    assert even["actual"] == even["house_way"]
+    assert even["difference"] == "0.00"
 
 
 def test_the_session_averages_completed_luck_and_counts_every_skill(
@@ -97,7 +101,8 @@ def test_the_session_averages_completed_luck_and_counts_every_skill(
     table, _ = solo
     session = api.get(f"/api/tables/{table.pk}/").json()
     assert session["deals_played"] == 4
-    assert session["luck_completed"] == 3 and session["luck_pending"] == 1
+    assert session["luck_completed"] == 3
+    assert session["luck_pending"] == 1
     # (8.875 + 5.5 + 1.0) / 3, the pending estimate left out.
     assert session["luck_average"] == "5.125"
     assert session["skill_total"] == "-1.00"  # 0 + 0.5 − 0.5 − 1, over all four
@@ -111,7 +116,8 @@ def test_the_session_averages_completed_luck_and_counts_every_skill(
     assert [p["with_5_balance"] for p in session["series"]] == [
         "1009.50", "1009.50", "1009.50", "999.50"
     ]
-    assert session["started_at"] and session["ended_at"]
+    assert session["started_at"]
+    assert session["ended_at"]
     listed = api.get("/api/tables/").json()["results"]
     assert [s["id"] for s in listed] == [table.pk]
     assert listed[0]["luck_average"] == "5.125"
@@ -123,8 +129,10 @@ def test_a_session_without_completed_luck_has_no_average(
     table = services.table_start(user=player, mode="solo")
     play_solo(player, table, COPY_A, COPY_B)
     session = api.get(f"/api/tables/{table.pk}/").json()
-    assert session["luck_average"] is None and session["luck_completed"] == 0
-    assert session["deals_played"] == 1 and session["skill_mean"] == "0.0000"
+    assert session["luck_average"] is None
+    assert session["luck_completed"] == 0
+    assert session["deals_played"] == 1
+    assert session["skill_mean"] == "0.0000"
 
 
 def test_the_skill_report_by_row_mode_and_day(
@@ -160,11 +168,13 @@ def test_the_skill_report_by_row_mode_and_day(
         ), row
     assert sum(r["deals"] for r in report["by_row"]) == 5
     (day,) = report["over_time"]
-    assert day["deals"] == 5 and day["cumulative"] == "-1.00"
+    assert day["deals"] == 5
+    assert day["cumulative"] == "-1.00"
     only_solo = api.get("/api/reports/skill/?mode=solo").json()
     assert only_solo["total"]["deals"] == 4
     losses = api.get("/api/hands/?result=loss").json()
-    assert losses["count"] == 1 and losses["results"][0]["skill"] == "-1.00"
+    assert losses["count"] == 1
+    assert losses["results"][0]["skill"] == "-1.00"
     assert api.get(f"/api/hands/?table={joined_table.pk}").json()["count"] == 1
     assert api.get("/api/hands/?date_to=2000-01-01").json()["count"] == 0
 
@@ -176,10 +186,13 @@ def test_the_history_paginates_by_25(
     for _ in range(26):
         play_solo(player, table, COPY_A, COPY_B, stake=1)
     first = api.get("/api/hands/").json()
-    assert first["count"] == 26 and len(first["results"]) == 25 and first["next"]
+    assert first["count"] == 26
+    assert len(first["results"]) == 25
+    assert first["next"]
     assert len(api.get("/api/hands/?page=2").json()["results"]) == 1
     page = api.get("/history/?page=2")
-    assert page.status_code == 200 and b"Page 2 of 2" in page.content
+    assert page.status_code == 200
+    assert b"Page 2 of 2" in page.content
 
 
 def test_the_csv_export_has_every_deal(solo: tuple[Table, list[Deal]], api: Client) -> None:

@@ -59,7 +59,8 @@ def node_path() -> str:
 
 def _build_module() -> Any:
     spec = importlib.util.spec_from_file_location("frontend_build", FRONTEND / "build.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -91,7 +92,8 @@ def load_vectors(name: str) -> list[dict[str, Any]]:
     path = VECTORS / f"{name}.jsonl"
     if not path.is_file():
         pytest.fail(f"golden vectors missing: {path}", pytrace=False)
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    text = path.read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def vector_request(name: str, line: dict[str, Any]) -> dict[str, Any]:
@@ -115,11 +117,13 @@ def sample_vectors(per_file: int = 25) -> list[tuple[str, dict[str, Any]]]:
 
 
 def batch_cpython(requests: list[Any]) -> list[Any]:
-    """Answers of `python -m games.engine batch` (this interpreter) to requests (objects or raw lines)."""
+    """Answers of `python -m games.engine batch` (this interpreter) to requests
+    (objects or raw lines)."""
     stdin = "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n"
                     for r in requests)
     run = subprocess.run([sys.executable, "-m", "games.engine", "batch"], input=stdin,
-                         capture_output=True, text=True, cwd=REPO, timeout=300, encoding="utf-8", check=False)
+                         capture_output=True, text=True, cwd=REPO, timeout=300, encoding="utf-8",
+                         check=False)
     assert run.returncode == 0, run.stderr
     return [json.loads(line) for line in run.stdout.splitlines()]
 
@@ -131,7 +135,8 @@ def batch_node(requests: list[Any]) -> tuple[list[Any], str]:
     stdin = "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n"
                     for r in requests)
     run = subprocess.run([node, str(NODE_HARNESS), "--timing", "--build", str(BUILD)], input=stdin,
-                         capture_output=True, text=True, cwd=REPO, timeout=600, encoding="utf-8", check=False)
+                         capture_output=True, text=True, cwd=REPO, timeout=600, encoding="utf-8",
+                         check=False)
     assert run.returncode == 0, run.stderr
     return [json.loads(line) for line in run.stdout.splitlines()], run.stderr
 

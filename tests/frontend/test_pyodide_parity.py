@@ -36,7 +36,9 @@ def luck_requests() -> list[dict[str, Any]]:
         out.append({"op": "luck", "cards": cards, "mode": "solo"})  # side defaults to player
         out.append({"op": "luck", "cards": cards, "mode": "solo", "side": "player", "samples": 120})
         out.append({"op": "luck", "cards": cards, "mode": "solo", "side": "dealer", "samples": 120})
-        out.append({"op": "luck", "cards": cards, "mode": "friend", "side": "player", "samples": 120})
+        out.append(
+            {"op": "luck", "cards": cards, "mode": "friend", "side": "player", "samples": 120}
+        )
     out.append({"op": "luck", "cards": HANDS[1], "mode": "solo", "side": "dealer", "samples": 2})
     out.append({"op": "luck", "cards": HANDS[2], "mode": "friend", "samples": 400})
     out.append({"op": "luck", "cards": HANDS[0].split(), "mode": "solo", "side": "player"})
@@ -84,7 +86,7 @@ ERROR_REQUESTS: list[Any] = [
     {"op": "luck", "cards": HANDS[0], "mode": "solo", "samples": True},
     {"op": "luck", "cards": HANDS[0], "mode": "solo", "samples": "120"},
     {"op": "luck", "cards": HANDS[0]},
-    {"op": "luck", "cards": "Ａs Ah 8d 8c Ks 7h 4d", "mode": "solo"},
+    {"op": "luck", "cards": "Ａs Ah 8d 8c Ks 7h 4d", "mode": "solo"},  # noqa: RUF001 - a fullwidth A
     {"op": "describe", "front": "9s"},
     {"op": "settings", "cards": "As Ah"},
     {"op": "house_way_detail", "cards": "As As 8d 8c Ks 7h 4d"},
@@ -110,7 +112,9 @@ def runs(sampled: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     requests = [vector_request(name, line) for name, line in sampled]
     requests += luck_requests() + PAGE_REQUESTS + ERROR_REQUESTS
     node, stderr = batch_node(requests)
-    return {"requests": requests, "cpython": batch_cpython(requests), "node": node, "stderr": stderr}
+    return {
+        "requests": requests, "cpython": batch_cpython(requests), "node": node, "stderr": stderr
+    }
 
 
 def test_every_request_gets_one_answer(runs: dict[str, Any]) -> None:
@@ -121,7 +125,7 @@ def test_every_request_gets_one_answer(runs: dict[str, Any]) -> None:
 def test_pyodide_answers_equal_cpython_batch(runs: dict[str, Any]) -> None:
     mismatches = [
         (request, want, got)
-        for request, want, got in zip(runs["requests"], runs["cpython"], runs["node"])
+        for request, want, got in zip(runs["requests"], runs["cpython"], runs["node"], strict=True)
         if want != got or json.dumps(want, sort_keys=True) != json.dumps(got, sort_keys=True)
     ]
     assert not mismatches, mismatches[:5]
@@ -130,7 +134,8 @@ def test_pyodide_answers_equal_cpython_batch(runs: dict[str, Any]) -> None:
 def test_pyodide_answers_match_the_vectors(
     runs: dict[str, Any], sampled: list[tuple[str, dict[str, Any]]]
 ) -> None:
-    for (name, line), got in zip(sampled, runs["node"]):
+    # The vectors come first; the node's answers go on to the other requests.
+    for (name, line), got in zip(sampled, runs["node"], strict=False):
         assert "error" not in got, (name, line, got)
         for key in VECTOR_OPS[name][1]:
             if isinstance(line[key], float) and name == "luck":
@@ -140,7 +145,7 @@ def test_pyodide_answers_match_the_vectors(
 
 
 def test_luck_covers_both_modes_and_sides(runs: dict[str, Any]) -> None:
-    lucks = [(r, a) for r, a in zip(runs["requests"], runs["node"])
+    lucks = [(r, a) for r, a in zip(runs["requests"], runs["node"], strict=True)
              if isinstance(r, dict) and r.get("op") == "luck" and "error" not in a]
     kinds = {(r["mode"], r.get("side", "player")) for r, _ in lucks}
     assert kinds == {("solo", "player"), ("solo", "dealer"), ("friend", "player")}
@@ -149,10 +154,10 @@ def test_luck_covers_both_modes_and_sides(runs: dict[str, Any]) -> None:
 
 
 def test_page_ops_are_answered_in_pyodide(runs: dict[str, Any]) -> None:
-    answered = {r["op"] for r, a in zip(runs["requests"], runs["node"])
+    answered = {r["op"] for r, a in zip(runs["requests"], runs["node"], strict=True)
                 if isinstance(r, dict) and "error" not in a}
     assert {"describe", "house_way_detail", "settings", "luck_detail", "explore"} <= answered
-    explores = [(r, a) for r, a in zip(runs["requests"], runs["node"])
+    explores = [(r, a) for r, a in zip(runs["requests"], runs["node"], strict=True)
                 if isinstance(r, dict) and r.get("op") == "explore" and "error" not in a]
     assert {(r["mode"], r.get("side", "player")) for r, _ in explores} == {
         ("solo", "player"), ("solo", "dealer"), ("friend", "player")}
@@ -164,7 +169,7 @@ def test_page_ops_are_answered_in_pyodide(runs: dict[str, Any]) -> None:
 
 def test_errors_are_answers_with_the_same_sentences(runs: dict[str, Any]) -> None:
     start = len(runs["requests"]) - len(ERROR_REQUESTS)
-    for request, got in zip(ERROR_REQUESTS, runs["node"][start:]):
+    for request, got in zip(ERROR_REQUESTS, runs["node"][start:], strict=True):
         assert set(got) == {"error"}, (request, got)
         assert got["error"].strip(), request
 
@@ -209,7 +214,9 @@ def test_page_ops_report_engine_results() -> None:
         row = next(s for s in explored["settings"] if s["house_way"])
         e = luck(cards, mode="solo", side="player")
         assert (row["wins"], row["pushes"], row["losses"]) == (e.wins, e.pushes, e.losses)
-        assert explored["settings"][0]["expected"] == explore(cards, mode="solo").settings[0].expected
+        expected = explore(cards, mode="solo").settings[0].expected
+        assert explored["settings"][0]["expected"] == expected
     shown = answer({"op": "luck_detail", "cards": HANDS[1], "mode": "solo"})
-    assert shown["label"] == luck(HANDS[1], mode="solo", side="player").label() == "Luck 7.2 (6.6–7.7)"
+    label = luck(HANDS[1], mode="solo", side="player").label()
+    assert shown["label"] == label == "Luck 7.2 (6.6–7.7)"
     assert "error" in answer({"op": "describe", "front": "9s"})

@@ -62,7 +62,9 @@ class Guarded:
         self.page.on("response", self._response)
         self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         self.page.on("pageerror", lambda e: self.console.append(f"pageerror: {e}"))
-        self.page.on("worker", lambda w: w.on("console", lambda m: self.console.append(f"worker {m.type}: {m.text}")))
+        self.page.on("worker", lambda w: w.on(
+            "console", lambda m: self.console.append(f"worker {m.type}: {m.text}")
+        ))
 
     def _route(self, route: Any) -> None:
         url = route.request.url
@@ -95,7 +97,9 @@ def test_worker_answers_like_cpython_without_leaving_the_site(site: str, guarded
     page = guarded.page
     started = time.perf_counter()
     page.goto(f"{site}/static/js/engine-selftest.html")
-    page.wait_for_selector('#status[data-state="done"], #status[data-state="error"]', timeout=180_000)
+    page.wait_for_selector(
+        '#status[data-state="done"], #status[data-state="error"]', timeout=180_000
+    )
     wall = time.perf_counter() - started
     status = page.locator("#status")
     assert status.get_attribute("data-state") == "done", (status.text_content(), guarded.console)
@@ -105,7 +109,7 @@ def test_worker_answers_like_cpython_without_leaving_the_site(site: str, guarded
     assert len(results) >= 20
     cpython = batch_cpython([r["request"] for r in results])
     assert len(cpython) == len(results)
-    for item, want in zip(results, cpython):
+    for item, want in zip(results, cpython, strict=True):
         assert item["answer"] == want, item["request"]
     ops = {r["request"]["op"] for r in results if "error" not in r["answer"]}
     assert {"describe", "house_way_detail", "settings", "luck_detail", "explore"} <= ops, ops
@@ -128,7 +132,8 @@ def test_worker_answers_like_cpython_without_leaving_the_site(site: str, guarded
     for path, content_type in expected_types.items():
         assert path in guarded.responses, (path, sorted(guarded.responses))
         status_code, got = guarded.responses[path]
-        assert status_code == 200 and got.startswith(content_type), (path, status_code, got)
+        assert status_code == 200, (path, status_code, got)
+        assert got.startswith(content_type), (path, status_code, got)
 
 
 def test_worker_refuses_urls_off_the_site(site: str, guarded: Guarded) -> None:
@@ -144,7 +149,8 @@ def test_worker_refuses_urls_off_the_site(site: str, guarded: Guarded) -> None:
             worker.onerror = (event) => resolve({ type: "onerror", error: String(event.message) });
         })"""
     )
-    assert error["type"] == "error" and "must be on this site" in error["error"], error
+    assert error["type"] == "error", error
+    assert "must be on this site" in error["error"], error
     # The same through an init message, and a request before any URLs is answered with an error.
     replies = page.evaluate(
         """() => new Promise((resolve) => {
@@ -154,13 +160,15 @@ def test_worker_refuses_urls_off_the_site(site: str, guarded: Guarded) -> None:
                 replies.push(event.data);
                 if (replies.length === 2) { worker.terminate(); resolve(replies); }
             };
-            worker.postMessage({ id: 1, request: { op: "house_way", cards: "As Ah 8d 8c Ks 7h 4d" } });
+            worker.postMessage(
+                { id: 1, request: { op: "house_way", cards: "As Ah 8d 8c Ks 7h 4d" } });
             worker.postMessage({ type: "init", pyodideUrl: "https://example.com/pyodide/",
                                  engineUrl: "/static/engine/none.zip" });
         })"""
     )
     by_kind = {("reply" if "id" in r else r["type"]): r for r in replies}
-    assert by_kind["reply"]["id"] == 1 and "not given its URLs" in by_kind["reply"]["error"], replies
+    assert by_kind["reply"]["id"] == 1, replies
+    assert "not given its URLs" in by_kind["reply"]["error"], replies
     assert "must be on this site" in by_kind["error"]["error"], replies
     assert guarded.offsite == []
 
