@@ -164,7 +164,8 @@ def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, 
                          "deal__table__mode", "deal__revealed_at")
         )
         for front, back, house_front, house_back, row, skill, mode, revealed_at in rows.iterator():
-            assert revealed_at is not None and skill is not None  # set at the reveal
+            assert revealed_at is not None  # set at the reveal
+            assert skill is not None  # set at the reveal
             left = engine.left_house_way(front, back, house_front, house_back)
             value = Decimal(skill)
             for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):

@@ -40,8 +40,9 @@ class IdFilter(django_filters.NumberFilter):
 
 def _mode_filter(field_name: str) -> django_filters.ChoiceFilter:
     return django_filters.ChoiceFilter(
-        field_name=field_name, choices=engine.choices(engine.MODES), label="Mode", help_text=MODE_HELP,
-        empty_label="Any mode", error_messages={"invalid_choice": "Use solo or friend."},
+        field_name=field_name, choices=engine.choices(engine.MODES), label="Mode",
+        help_text=MODE_HELP, empty_label="Any mode",
+        error_messages={"invalid_choice": "Use solo or friend."},
     )
 
 
@@ -60,8 +61,9 @@ class HistoryFilter(django_filters.FilterSet):
     )
     mode = _mode_filter("deal__table__mode")
     result = django_filters.ChoiceFilter(
-        choices=engine.choices(engine.RESULTS), label="Result", help_text="The outcome: win, push or loss.",
-        empty_label="Any result", error_messages={"invalid_choice": "Use win, push or loss."},
+        choices=engine.choices(engine.RESULTS), label="Result",
+        help_text="The outcome: win, push or loss.", empty_label="Any result",
+        error_messages={"invalid_choice": "Use win, push or loss."},
     )
     date_from = django_filters.DateFilter(
         field_name="deal__revealed_at", lookup_expr="date__gte", label="From",
