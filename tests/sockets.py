@@ -36,8 +36,18 @@ class Seat_:
         return frame
 
     async def send(self, message: Any) -> dict[str, Any]:
+        """Send ``message`` and return the next frame, whatever it is."""
         await self.comm.send_to(text_data=json.dumps(message))
         return await self.receive()
+
+    async def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send ``message`` (it has an ``id``) and return its answer: views
+        pushed in between (a heartbeat's, another seat's change: they carry
+        no id) are kept in ``frames`` and passed over."""
+        frame = await self.send(message)
+        while frame.get("id") != message["id"]:
+            frame = await self.receive()
+        return frame
 
     async def send_raw(self, text: str | None = None, data: bytes | None = None) -> dict[str, Any]:
         await self.comm.send_to(text_data=text, bytes_data=data)

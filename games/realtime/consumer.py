@@ -51,6 +51,7 @@ from typing import Any
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import DatabaseError
 
 from .. import selectors
 from ..engine.errors import (
@@ -78,6 +79,9 @@ QUEUED = frozenset({"websocket.receive", "table.state", "table.refresh", "sessio
 REASON_SESSION_ENDED = "Your session ended: sign in again."
 REASON_TOO_MANY_SOCKETS = "Too many table sockets open for this account."
 REASON_TOO_MANY_MESSAGES = "Too many messages too fast."
+# Waits before a session check that failed on the database is tried again
+# (None: the last try, whose failure closes the socket as a server error).
+SESSION_CHECK_RETRIES = (0.05, 0.2, None)
 
 def beat_delays(interval: float, rng: random.Random) -> Iterator[float]:
     """The waits before each heartbeat: the first a random part of
@@ -294,13 +298,24 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.end_session(SessionEnded())
 
     async def session_check(self, event: dict[str, Any]) -> None:
-        """This user changed (a new password, say): check this socket's session."""
+        """This user changed (a new password, say): check this socket's session.
+
+        The change is told while the request that made it may still be
+        writing its own session row: a read that fails then is tried again a
+        moment later rather than closing the socket as a server error."""
         if self.closing:
             return
-        try:
-            await db(self.check_session)()
-        except SessionEnded as exc:
-            await self.end_session(exc)
+        for wait in SESSION_CHECK_RETRIES:
+            try:
+                await db(self.check_session)()
+                return
+            except SessionEnded as exc:
+                await self.end_session(exc)
+                return
+            except DatabaseError:
+                if wait is None:
+                    raise
+                await asyncio.sleep(wait)
 
     async def admit(self, text_data: str | None) -> bool:
         """Take a token for this frame as it arrives; with a token and room

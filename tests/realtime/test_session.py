@@ -12,15 +12,19 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.sessions.models import Session
-from django.db import connection
+from django.db import OperationalError, connection
 from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
 from games import services
+from games.engine.errors import SessionEnded
 from games.models import Table
+from games.realtime import session
+from games.realtime.consumer import TableConsumer
 from paigow_site.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -197,3 +201,27 @@ async def test_an_idle_socket_is_closed_by_its_heartbeat_when_the_session_expire
     )()
     assert await closed_with(comm) == 4401  # no message sent: the heartbeat noticed
     await comm.disconnect()
+
+
+async def test_a_session_check_that_fails_on_the_database_is_tried_again(
+    player: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The change is told while its request may still write its session row
+    # (SQLite's in-memory test database then refuses the read at once).
+    here = await signed_in(player)
+    table = await solo_table(player)
+    comm = await open_socket(here, table.pk)
+    tries: list[int] = []
+
+    def locked_once(self: TableConsumer) -> None:
+        tries.append(1)
+        if len(tries) == 1:
+            raise OperationalError("database table is locked: django_session")
+        raise SessionEnded()
+
+    monkeypatch.setattr(TableConsumer, "check_session", locked_once)
+    layer = get_channel_layer()
+    assert layer is not None
+    await layer.group_send(session.user_group(player.pk), {"type": "session.check"})
+    assert await closed_with(comm) == 4401
+    assert len(tries) == 2
