@@ -48,7 +48,7 @@ def main() -> None:
     from games import selectors, services, tasks
     from games.engine import house_way
     from games.models import Invite
-    from games.realtime import session as socket_auth
+    from games.realtime import session
     from games.realtime.apply import message_apply
     from games.realtime.messages import Message
 
@@ -93,7 +93,7 @@ def main() -> None:
         """What the table socket runs for a message with an ``id``."""
 
         def run():
-            assert socket_auth.session_holds(session_key=sessions[user.pk], user_id=user.pk)
+            assert session.session_holds(session_key=sessions[user.pk], user_id=user.pk)
             return message_apply(
                 user=user, table_id=tid, message=Message(kind, fields, next(ids))
             )
@@ -126,7 +126,7 @@ def main() -> None:
     check = []
     for _ in range(200):
         start = time.perf_counter()
-        socket_auth.session_holds(session_key=sessions[host.pk], user_id=host.pk)
+        session.session_holds(session_key=sessions[host.pk], user_id=host.pk)
         check.append(time.perf_counter() - start)
     print(f"  of which the session check {statistics.median(check) * 1000:.2f} ms a message")
     for sql in statements:

@@ -240,7 +240,7 @@ def _read_seats(table_id: int) -> tuple[Table, list[Seat]]:
 def table_seats(*, table: Table) -> list[Seat]:
     """The table's two seats by number, each with ``present`` (how many fresh
     presence rows: open sockets) and its user (only the username loaded): all
-    a view needs of them, in one query (``services.client_message_apply``
+    a view needs of them, in one query (``services.table_open``
     reads them so too, under the table's lock)."""
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     seats = sql.rows(

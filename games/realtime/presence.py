@@ -29,7 +29,7 @@ def presence_connect(*, table_id: int, seat_id: int, channel_name: str) -> None:
 
     Under the table's lock, so it is ordered with the table's changes: a change
     either counts this socket among its seat's (and pushes it the new view,
-    ``games.consumers``) or has committed before the socket's first read."""
+    ``games.realtime.consumer``) or has committed before the socket's first read."""
     now = timezone.now()
     stale = now - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     with transaction.atomic():
