@@ -140,6 +140,11 @@ else:
             # of failing at once, and take it up front so a read never has to
             # be upgraded mid-transaction.
             "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+            # Tests use a file too, not Django's in-memory default: a shared-cache
+            # memory database takes table locks that fail at once instead of
+            # waiting for the timeout, so a socket reading a session while a
+            # request writes it failed the request ("database table is locked").
+            "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
         }
     }
 

@@ -206,8 +206,8 @@ async def test_an_idle_socket_is_closed_by_its_heartbeat_when_the_session_expire
 async def test_a_session_check_that_fails_on_the_database_is_tried_again(
     player: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The change is told while its request may still write its session row
-    # (SQLite's in-memory test database then refuses the read at once).
+    # The change is told while its request may still write its session row, and
+    # a busy database may refuse the read once: that is no reason to close.
     here = await signed_in(player)
     table = await solo_table(player)
     comm = await open_socket(here, table.pk)
