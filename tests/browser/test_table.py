@@ -56,7 +56,10 @@ def test_solo_house_way_lock_reveal_and_luck(page: Any, site: str) -> None:
     cards = page.get_by_role("group", name="Your seven cards").get_by_role("button")
     names = cards.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
     # The corner index the card shows, then its name ("Q, Queen of spades").
-    words = "Two Three Four Five Six Seven Eight Nine Ten Jack Queen King Ace".split()
+    words = [
+        "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+        "Jack", "Queen", "King", "Ace",
+    ]
     indices = [*"23456789", "10", *"JQKA"]
     card_name = re.compile(
         r"Joker|(?P<index>10|[2-9JQKA]), (?P<word>[A-Z][a-z]+) of (spades|hearts|diamonds|clubs)"
