@@ -139,10 +139,20 @@ def deal_view(*, deal: Deal, viewer: int, hands: list[Hand] | None = None) -> di
     visible = list(mine.card_list)
     if deal.revealed:
         view["results"] = {"you": _outcome(mine), "other": _other_outcome(hands[1 - viewer])}
+        view["links"] = deal_links(deal)
         visible = list(deal.deck)
     # Card names for people, only for cards this seat may see.
     view["names"] = {code: engine.card_name(code) for code in visible}
     return view
+
+
+def deal_links(deal: Deal) -> dict[str, str]:
+    """A revealed deal's pages for a seated player: its replay in the history
+    and its shuffle proof."""
+    return {
+        "replay": reverse("history:deal", args=[deal.pk]),
+        "verify": reverse("games:deal_verify", args=[deal.table_id, deal.number]),
+    }
 
 
 def open_invite(*, table: Table) -> Invite | None:

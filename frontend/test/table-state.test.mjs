@@ -166,7 +166,33 @@ describe("what the page shows", () => {
     assert.deepEqual(shows.otherStatus(frame()), ["locked", "Locked"]);
     assert.deepEqual(shows.otherStatus(frame({ deal: { other: { locked: false } } })), ["waiting", "Setting cards…"]);
     assert.deepEqual(shows.otherStatus(frame({ table: { status: "betting" }, noDeal: true })), ["waiting", "Waiting for your stake"]);
-    assert.deepEqual(shows.otherStatus(revealed({ mode: "friend" })), ["waiting", "Waiting"]);
+    assert.deepEqual(shows.otherStatus(revealed({ mode: "friend" })), ["waiting", "Waiting for a stake"]);
+  });
+
+  test("the friend's badge says who waits for whom between deals", () => {
+    const friend = (table) => shows.otherStatus(frame({ table: { mode: "friend", status: "betting", ...table }, noDeal: true }));
+    assert.deepEqual(friend({ proposal: { amount: 20, by: "you", id: 7 } }), ["waiting", "Deciding on your stake of 20"]);
+    assert.deepEqual(friend({ proposal: { amount: 20, by: "other", id: 7 } }), ["waiting", "Waiting for your answer"]);
+    assert.deepEqual(friend({ stake: 20 }), ["waiting", "Stake 20 agreed"]);
+    assert.deepEqual(friend({}), ["waiting", "Waiting for a stake"]);
+    for (const table of [{ proposal: { amount: 20, by: "you", id: 7 } }, {}]) {
+      assert.doesNotMatch(friend(table)[1], /…|Waiting for you\b/);
+    }
+  });
+
+  test("a proposal of the last stake has one action: Accept, never Rebet as well", () => {
+    const after = (proposal) => {
+      const state = revealed({ mode: "friend" });
+      state.table.proposal = proposal;
+      return shows.betting(state);
+    };
+    const theirs = after({ amount: 20, by: "other", id: 9 });
+    assert.equal(theirs.accept, "Accept stake 20");
+    assert.equal(theirs.rebet, null);
+    assert.equal(after({ amount: 20, by: "you", id: 9 }).rebet, null, "my own proposal of 20 is awaited, not re-proposed");
+    const other = after({ amount: 35, by: "other", id: 9 });
+    assert.deepEqual([other.accept, other.rebet], ["Accept stake 35", "Rebet 20"]);
+    assert.equal(after(null).rebet, "Rebet 20");
   });
 
   test("the result after the reveal, copies in words of the mode", () => {
@@ -233,6 +259,43 @@ describe("what the page shows", () => {
     assert.equal(rows[2].cells[1], "Joker 10♥ · pair of eights");
     assert.equal(shows.explorerOpen(state), true);
     assert.equal(shows.explorerOpen(frame()), false);
+  });
+
+  test("the invite box's sentence: the link's lifetime, a new link, a withdrawn one", () => {
+    const when = (iso) => `<${iso}>`;
+    const open = { shown: true, url: "https://x/invite/#t", expires: "2025-05-02T10:00:00+00:00" };
+    assert.equal(shows.inviteNote(open, {}, when), "The link works once, until <2025-05-02T10:00:00+00:00>.");
+    assert.equal(shows.inviteNote(open, { made: true }, when),
+      "New link made: the previous one no longer works. The link works once, until <2025-05-02T10:00:00+00:00>.");
+    const none = { shown: true, url: null, expires: null };
+    assert.equal(shows.inviteNote(none, { withdrawn: true }, when),
+      "Link withdrawn: it no longer seats anyone. Make a new link to invite a friend.");
+    assert.equal(shows.inviteNote(none, {}, when), "No open link: it expired or was withdrawn. Make a new link to invite a friend.");
+  });
+
+  test("focus follows the deal: the cards, the locked setting, the result; never on a reload", () => {
+    const dealt = frame({ table: { status: "playing" } });
+    const locked = frame({ you: { locked: true, front: ["As", "Ah"], back: SEVEN.slice(2) }, deal: { other: { locked: false } } });
+    assert.deepEqual([shows.phase(frame({ noDeal: true })), shows.phase(dealt), shows.phase(locked), shows.phase(revealed())],
+      ["", "3 choosing", "3 locked", "3 revealed"]);
+    assert.equal(shows.focusAfter("", "3 choosing"), "cards");
+    assert.equal(shows.focusAfter("2 revealed", "3 choosing"), "cards");
+    assert.equal(shows.focusAfter("3 choosing", "3 locked"), "locked");
+    assert.equal(shows.focusAfter("3 choosing", "3 revealed"), "result");
+    assert.equal(shows.focusAfter("3 locked", "3 revealed"), "result");
+    assert.equal(shows.focusAfter("3 choosing", "3 choosing"), null, "a resent frame moves nothing");
+    assert.equal(shows.focusAfter(null, "3 revealed"), null, "a page opened mid-table moves nothing");
+    assert.equal(shows.focusAfter("3 revealed", ""), null);
+  });
+
+  test("a revealed deal links to its replay and its shuffle proof", () => {
+    const state = revealed();
+    state.deal.links = { replay: "/history/deals/41/", verify: "/tables/12/deals/3/verify/" };
+    assert.deepEqual(shows.dealLinks(state), [
+      { href: "/history/deals/41/", text: "Replay deal 3" },
+      { href: "/tables/12/deals/3/verify/", text: "Check the shuffle" },
+    ]);
+    assert.deepEqual(shows.dealLinks(frame()), []);
   });
 
   test("connection, controls, commitment and the invite", () => {

@@ -55,11 +55,21 @@ def test_solo_house_way_lock_reveal_and_luck(page: Any, site: str) -> None:
     deal(page)
     cards = page.get_by_role("group", name="Your seven cards").get_by_role("button")
     names = cards.evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+    # The corner index the card shows, then its name ("Q, Queen of spades").
+    words = [
+        "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten",
+        "Jack", "Queen", "King", "Ace",
+    ]
+    indices = [*"23456789", "10", *"JQKA"]
     card_name = re.compile(
-        r"(Joker|(Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Jack|Queen|King|Ace)"
-        r" of (spades|hearts|diamonds|clubs))"
+        r"Joker|(?P<index>10|[2-9JQKA]), (?P<word>[A-Z][a-z]+) of (spades|hearts|diamonds|clubs)"
     )
-    assert all(card_name.fullmatch(n) for n in names), names
+    matches = [card_name.fullmatch(n) for n in names]
+    assert all(matches), names
+    assert all(
+        m.group(0) == "Joker" or indices[words.index(m.group("word"))] == m.group("index")
+        for m in matches if m
+    ), names
     wait_engine(page)
 
     # Keyboard: Space on a card puts it in front.

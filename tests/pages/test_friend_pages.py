@@ -81,6 +81,29 @@ def test_after_the_reveal_verify_shuffle_checks_the_commitment(
         assert "sha256sum" in text
 
 
+def test_a_revealed_deal_links_each_seat_to_its_replay_and_its_shuffle_proof(
+    player: User, friend: User, rig: Rig
+) -> None:
+    table = dealt(player, friend, rig)
+    services.setting_lock(user=player, table_id=table.pk, front=house_front(STRONG))
+    before = selectors.table_state(table_id=table.pk, seat_number=0)["deal"]
+    assert "links" not in before
+    services.setting_lock(user=friend, table_id=table.pk, front=house_front(WEAK))
+    deal = Deal.objects.get(table=table)
+    for seat, user in ((0, player), (1, friend)):
+        links = selectors.table_state(table_id=table.pk, seat_number=seat)["deal"]["links"]
+        assert links == {
+            "replay": f"/history/deals/{deal.pk}/",
+            "verify": f"/tables/{table.pk}/deals/1/verify/",
+        }
+        replay_status, replay = page(user, links["replay"])
+        assert replay_status == 200
+        assert f"Friend table {table.pk}, deal 1</h1>" in replay
+        verify_status, verify = page(user, links["verify"])
+        assert verify_status == 200
+        assert deal.secret in verify
+
+
 def test_verify_shuffle_says_so_when_the_check_fails(
     player: User, friend: User, rig: Rig
 ) -> None:

@@ -12,6 +12,17 @@ const SUIT_WORDS = { s: "spades", h: "hearts", d: "diamonds", c: "clubs" };
 export const SUIT_SYMBOLS = { s: "♠", h: "♥", d: "♦", c: "♣" };
 const RANK_ORDER = "23456789TJQKA";
 
+// The court letters in the centre of J, Q and K, drawn as strokes rather than
+// text: the corner index is the card's one line of visible text, so a card
+// button's name ("Q, Queen of hearts") contains all the text it shows.
+const COURT_STROKES = {
+  J: "M61 68H79M72 68V93C72 100 68 103 63 103C58 103 55 100 54 96",
+  Q: "M65 68C57 68 52 76 52 85.5C52 95 57 103 65 103C73 103 78 95 78 85.5C78 76 73 68 65 68ZM68 94L79 105",
+  K: "M56 68V103M51 68H61M51 103H61M77 68L57 88M63 83L79 103M72 68H82M74 103H84",
+};
+// A five-pointed star for the joker's corner, in a 100 x 100 box.
+const STAR = "M50 4L61 38L97 38L68 59L79 94L50 72L21 94L32 59L3 38L39 38Z";
+
 // Suit shapes in a 100 × 100 box, so no glyph depends on the system's fonts.
 const SUIT_PATHS = {
   h: "M50 92C22 68 4 50 4 30C4 14 16 4 30 4C40 4 47 10 50 18C53 10 60 4 70 4C84 4 96 14 96 30C96 50 78 68 50 92Z",
@@ -57,7 +68,7 @@ function jokerFace() {
       fill: "#6b3fa0", stroke: "#d4a017", "stroke-width": 2,
     }),
     svg("text", { x: 50, y: 122, "text-anchor": "middle", "font-size": 19, "font-weight": 800, fill: "#6b3fa0", "font-family": "system-ui, sans-serif", "letter-spacing": 1 }, "JOKER"),
-    svg("text", { x: 14, y: 27, "text-anchor": "middle", "font-size": 22, "font-weight": 800, fill: "#6b3fa0", "font-family": "system-ui, sans-serif" }, "J"),
+    svg("path", { d: STAR, fill: "#d4a017", stroke: "#6b3fa0", "stroke-width": 8, transform: "translate(6 8) scale(.2)" }),
   );
   return root;
 }
@@ -80,7 +91,10 @@ export function svgFace(code) {
   // The centre: a big pip, or the court letter over a pip.
   if ("JQK".includes(code[0])) {
     root.append(svg("rect", { x: 38, y: 52, width: 54, height: 78, rx: 6, fill: isRed(code) ? "#fdecea" : "#eef1f4" }));
-    root.append(svg("text", { x: 65, y: 104, "text-anchor": "middle", "font-size": 46, "font-weight": 800, fill, "font-family": "Georgia, 'Times New Roman', serif" }, code[0]));
+    root.append(svg("path", {
+      d: COURT_STROKES[code[0]], fill: "none", stroke: fill, "stroke-width": 7,
+      "stroke-linecap": "round", "stroke-linejoin": "round",
+    }));
     root.append(suitShape(suit, 56, 108, 18, fill));
   } else {
     root.append(suitShape(suit, 40, 62, 50, fill));
@@ -97,6 +111,13 @@ export function packFace(code, facesUrl) {
   img.decoding = "async";
   img.draggable = false;
   return img;
+}
+
+/** A card button's accessible name: the corner index it shows, then the
+ * card's name ("Q, Queen of hearts", "10, Ten of hearts"); the joker's one
+ * line of text is its name ("Joker"). Speech input can say what it sees. */
+export function buttonName(code, name) {
+  return code === "JK" ? name : `${rankLabel(code)}, ${name}`;
 }
 
 export function face(code, facesUrl = "") {

@@ -131,7 +131,10 @@ export function betting(state) {
       ? `You proposed a stake of ${proposal.amount}. Waiting for your friend to accept.`
       : `Your friend proposes a stake of ${proposal.amount}.`;
   }
-  const rebet = open && deal && deal.revealed && table.last_stake && table.last_stake <= table.max_stake;
+  // One action for one intent: a proposal of the last stake (either seat's)
+  // is answered by "Accept" or awaited, never offered again as "Rebet".
+  const rebet = open && deal && deal.revealed && table.last_stake && table.last_stake <= table.max_stake
+    && !(proposal && proposal.amount === table.last_stake);
   return {
     shown: open,
     proposal: proposalText,
@@ -152,17 +155,35 @@ export function invite(state, base) {
   };
 }
 
+/** The invite box's sentence: the open link's lifetime (and, just after
+ * "New link", that the old one stopped working), or that there is none. */
+export function inviteNote(shown, { made = false, withdrawn = false } = {}, when = (iso) => new Date(iso).toLocaleString()) {
+  if (shown.url) {
+    const lifetime = shown.expires ? `The link works once, until ${when(shown.expires)}.` : "The link works once.";
+    return made ? `New link made: the previous one no longer works. ${lifetime}` : lifetime;
+  }
+  if (withdrawn) return "Link withdrawn: it no longer seats anyone. Make a new link to invite a friend.";
+  return "No open link: it expired or was withdrawn. Make a new link to invite a friend.";
+}
+
 /** The other seat's badge: [kind, text]. */
 export function otherStatus(state) {
   const { table, seats, deal } = state;
   if (table.mode === "friend" && table.status === "waiting") return ["waiting", "Waiting to join"];
   if (seats.other.connected === false) return ["away", "Away"];
   if (deal && !deal.revealed) return deal.other.locked ? ["locked", "Locked"] : ["waiting", "Setting cards…"];
-  if (table.status === "betting") {
-    if (table.proposal && table.proposal.by === "you") return ["waiting", "Waiting for you… to be accepted"];
-    return ["waiting", table.mode === "solo" ? "Waiting for your stake" : "Waiting"];
-  }
+  if (table.status === "betting") return ["waiting", bettingBadge(table)];
   return ["", ""];
+}
+
+/** What the other seat is doing between deals, in its badge. */
+function bettingBadge(table) {
+  if (table.mode === "solo") return "Waiting for your stake";
+  const proposal = table.proposal;
+  if (proposal && proposal.by === "you") return `Deciding on your stake of ${proposal.amount}`;
+  if (proposal) return "Waiting for your answer";
+  if (table.stake) return `Stake ${table.stake} agreed`;
+  return "Waiting for a stake";
 }
 
 /** A seat's two rows after the lock or the reveal: [{label, cards, extra}]. */
@@ -222,6 +243,34 @@ export function result(state) {
       + `Back: ${partWord(state, mine.back_result)}, ${lower(mine.back_name)} against ${lower(theirs.back_name)}.`,
     money: `Stake ${deal.stake}: ${delta} chips. Decision skill ${signed(mine.skill)}.`,
   };
+}
+
+/** Where the deal in view stands, for moving focus: "" (no deal), or the
+ * deal's number and "choosing", "locked" or "revealed". */
+export function phase(state) {
+  const deal = state.deal;
+  if (!deal) return "";
+  const stage = deal.revealed ? "revealed" : deal.you.locked ? "locked" : "choosing";
+  return `${deal.number} ${stage}`;
+}
+
+/** Where focus goes when the phase changes while the page is open: to the
+ * cards of a new deal, to the locked setting while the other side sets, to
+ * the result at the reveal; null when nothing moved (a resent frame, a
+ * reload: `before` null). */
+export function focusAfter(before, after) {
+  if (before === null || before === after || !after) return null;
+  return { choosing: "cards", locked: "locked", revealed: "result" }[after.split(" ")[1]];
+}
+
+/** A revealed deal's pages: its replay in the history and its shuffle proof. */
+export function dealLinks(state) {
+  const deal = state.deal;
+  if (!deal || !deal.revealed || !deal.links) return [];
+  return [
+    { href: deal.links.replay, text: `Replay deal ${deal.number}` },
+    { href: deal.links.verify, text: "Check the shuffle" },
+  ];
 }
 
 /** The other seat's estimate as the server shows it: only once it passed the

@@ -4,7 +4,7 @@
 // socket is live, whether the engine answers, and the picture pack's URL ("": the
 // built-in faces). It sends nothing and asks the engine nothing (table.mjs does).
 
-import { byRank, face, isRed } from "./cards.mjs";
+import { buttonName, byRank, face, isRed } from "./cards.mjs";
 import * as shows from "./table-state.mjs";
 
 function para(text, className = "") {
@@ -30,10 +30,14 @@ export function createView(doc = document) {
     explorer: $("explorer"), explore: $("explore"), explorerOut: $("explorer-out"),
     invite: $("invite"), inviteButton: $("invite-button"), inviteBox: $("invite-box"),
     inviteLink: $("invite-link"), inviteCopy: $("invite-copy"), inviteNote: $("invite-note"),
+    inviteRow: $("invite-row"), inviteNew: $("invite-new"), inviteWithdraw: $("invite-withdraw"),
+    otherHand: $("other-hand"),
     facesChoice: $("faces-choice"),
   };
   let cardsKey = null; // what the card buttons were built for
   let exploreFor = null; // the deal number the explorer's table is for
+  let resultKey = null; // what the result box was built for (rebuilt only when it changes)
+  let inviteEvent = { url: undefined }; // the invite box's last change from this page
 
   function cardFace(code, faces) {
     const span = doc.createElement("span");
@@ -85,7 +89,7 @@ export function createView(doc = document) {
     const { sending, lock } = shows.controls(page.state, page.choices, page.live);
     const buttons = [
       el.stakeForm.querySelector("button[type=submit]"), el.acceptStake, el.dealAgreed, el.rebet,
-      el.lockAnyway, el.inviteButton,
+      el.lockAnyway, el.inviteButton, el.inviteNew, el.inviteWithdraw,
     ];
     for (const button of buttons) if (button) button.disabled = sending;
     if (lock !== null) el.lock.disabled = lock;
@@ -103,8 +107,25 @@ export function createView(doc = document) {
     if (!el.invite) return;
     const shown = shows.invite(page.state, doc.location.href);
     el.invite.hidden = !shown.shown;
-    if (shown.url && el.inviteLink.value !== shown.url) el.inviteLink.value = shown.url;
-    if (shown.expires) el.inviteNote.textContent = `The link works once, until ${new Date(shown.expires).toLocaleString()}.`;
+    if (el.inviteLink.value !== (shown.url || "")) el.inviteLink.value = shown.url || "";
+    el.inviteRow.hidden = !shown.url;
+    el.inviteWithdraw.hidden = !shown.url;
+    const event = inviteEvent.url === shown.url ? inviteEvent : {};
+    const note = shows.inviteNote(shown, event);
+    if (!el.inviteNote.dataset.copied || el.inviteNote.dataset.copied !== shown.url) {
+      if (el.inviteNote.textContent !== note) el.inviteNote.textContent = note;
+    }
+  }
+
+  /** After "New link" or "Withdraw" answered: say so, and put focus where
+   * the next step is (the new link, or "New link" once there is none). */
+  function inviteChanged(page, change) {
+    const shown = shows.invite(page.state, doc.location.href);
+    inviteEvent = { url: shown.url, [change]: true };
+    delete el.inviteNote.dataset.copied;
+    renderInvite(page);
+    if (shown.url) focusInvite();
+    else el.inviteNew.focus();
   }
 
   function renderBetting(page) {
@@ -150,7 +171,7 @@ export function createView(doc = document) {
         button.type = "button";
         button.className = "card" + (isRed(code) ? " red" : "") + (code === "JK" ? " joker" : "");
         button.dataset.code = code;
-        button.setAttribute("aria-label", shows.cardName(state, code));
+        button.setAttribute("aria-label", buttonName(code, shows.cardName(state, code)));
         button.append(face(code, faces));
         el.cards.append(button);
       }
@@ -194,11 +215,32 @@ export function createView(doc = document) {
     if (!deal.revealed) el.yourSetting.append(para("Locked. Waiting for the reveal.", "helptext"));
   }
 
+  // Rebuilt only when what it says changes: it is a live region, so each
+  // rebuild would be announced again, and focus may sit on its heading.
   function renderResult(page) {
-    el.result.replaceChildren();
     const shown = shows.result(page.state);
+    const links = shows.dealLinks(page.state);
+    const key = shown ? JSON.stringify([page.state.deal.number, shown, links]) : "";
+    if (key === resultKey) return;
+    resultKey = key;
+    el.result.replaceChildren();
     if (!shown) return;
-    el.result.append(para(shown.headline, `headline ${shown.result}`), para(shown.parts), para(shown.money));
+    const headline = doc.createElement("h2");
+    headline.className = `headline ${shown.result}`;
+    headline.id = "result-headline";
+    headline.tabIndex = -1;
+    headline.textContent = shown.headline;
+    el.result.append(headline, para(shown.parts), para(shown.money));
+    if (links.length) {
+      const line = para("", "deal-links");
+      links.forEach(({ href, text }, i) => {
+        const a = doc.createElement("a");
+        a.href = href;
+        a.textContent = text;
+        line.append(...(i ? [" · ", a] : [a]));
+      });
+      el.result.append(line);
+    }
   }
 
   function showLuck({ text, mark }) {
@@ -262,6 +304,47 @@ export function createView(doc = document) {
     else el.engineStatus.title = String(error?.message ?? error);
   }
 
+  /** Focus left with a control that went away (hidden, or it was <body>),
+   * or it is on the table itself: then the page may move it. Elsewhere (the
+   * coaching, the explorer) the player put it, so it stays. */
+  function focusLost() {
+    const active = doc.activeElement;
+    if (!active || active === doc.body) return true;
+    if (active.getClientRects().length === 0) return true;
+    return Boolean(active.closest(".felt"));
+  }
+
+  /** Scroll the least that shows `first` to `last` together (or, when they
+   * are taller than the window, the `prefer`red end): no animation. */
+  function bringIntoView(first, last, prefer = "top") {
+    const win = doc.defaultView;
+    const margin = 8;
+    const top = first.getBoundingClientRect().top;
+    const bottom = last.getBoundingClientRect().bottom;
+    const height = win.innerHeight;
+    let delta = 0;
+    if (bottom - top > height - 2 * margin) delta = prefer === "top" ? top - margin : bottom - height + margin;
+    else if (top < margin) delta = top - margin;
+    else if (bottom > height - margin) delta = bottom - height + margin;
+    if (delta) win.scrollBy({ top: delta, behavior: "instant" });
+  }
+
+  /** The play moved on (shows.focusAfter): focus and scroll follow it, to
+   * the cards of a new deal, to your locked setting, to the result. */
+  function follow(target) {
+    if (!target || !focusLost()) return;
+    if (target === "cards") {
+      bringIntoView(el.hand, el.actions);
+      el.cards.querySelector("button.card")?.focus({ preventScroll: true });
+    } else if (target === "locked") {
+      bringIntoView(el.otherHand, el.hand);
+      el.hand.focus({ preventScroll: true });
+    } else if (target === "result") {
+      bringIntoView(el.otherHand, el.luck.textContent ? el.luck : el.result, "bottom");
+      doc.getElementById("result-headline")?.focus({ preventScroll: true });
+    }
+  }
+
   function focusLockAnyway() {
     el.lockAnyway.focus();
   }
@@ -281,6 +364,7 @@ export function createView(doc = document) {
         const ok = doc.execCommand && doc.execCommand("copy");
         el.inviteNote.textContent = ok ? "Copied: send it to your friend." : "Select the link and copy it.";
       }
+      el.inviteNote.dataset.copied = el.inviteLink.value;
     });
   }
 
@@ -312,5 +396,6 @@ export function createView(doc = document) {
   return {
     el, render, renderControls, renderAlert, renderInvite, showConnection, showLabels, showLuck,
     showCoach, explorerMessage, showExplorer, showEngine, focusLockAnyway, focusInvite,
+    inviteChanged, follow,
   };
 }

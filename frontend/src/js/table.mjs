@@ -126,6 +126,17 @@ function render() {
   describeSetting();
   renderCoach();
   renderLuck();
+  followPlay();
+}
+
+// Focus and scroll follow the play: to the cards of a new deal, to your
+// locked setting, to the result at the reveal (not on the first render).
+let phaseShown = null;
+function followPlay() {
+  const now = shows.phase(page.state);
+  const target = shows.focusAfter(phaseShown, now);
+  phaseShown = now;
+  view.follow(target);
 }
 
 // The names of the chosen front and back, and the foul check, from the engine.
@@ -298,6 +309,16 @@ if (el.inviteButton) {
     };
     if (page.state.table.invite && page.state.table.invite.url) shown();
     else send({ type: "invite_new" }, { then: shown });
+  });
+}
+
+// The host's invite link: a new one (the old one stops working), or none.
+if (el.inviteNew) {
+  el.inviteNew.addEventListener("click", () => {
+    send({ type: "invite_new" }, { then: () => view.inviteChanged(page, "made") });
+  });
+  el.inviteWithdraw.addEventListener("click", () => {
+    send({ type: "invite_revoke" }, { then: () => view.inviteChanged(page, "withdrawn") });
   });
 }
 
