@@ -16,6 +16,8 @@ from django.db import transaction
 from django.utils import timezone
 from knox.models import AuthToken
 
+from .models import User
+
 # Tokens one player may hold at once.
 TOKENS_PER_USER = 10
 
@@ -37,7 +39,7 @@ def token_create(*, user: Any) -> tuple[AuthToken, str]:
     """A new token for ``user``: the stored row and the token, to show once."""
     with transaction.atomic():
         # The user's row serialises two creates of the same player.
-        type(user).objects.select_for_update().filter(pk=user.pk).first()
+        User.objects.select_for_update().filter(pk=user.pk).first()
         if len(tokens_of(user=user)) >= TOKENS_PER_USER:
             raise TooManyTokens
         instance, token = AuthToken.objects.create(user=user)
@@ -46,5 +48,5 @@ def token_create(*, user: Any) -> tuple[AuthToken, str]:
 
 def token_revoke(*, user: Any, token_key: str) -> bool:
     """Revoke the player's token that starts ``token_key``; False if none."""
-    deleted, _ = AuthToken.objects.filter(user=user, token_key=token_key).delete()
+    deleted: int = AuthToken.objects.filter(user=user, token_key=token_key).delete()[0]
     return deleted > 0

@@ -210,18 +210,6 @@ ENDPOINTS = (
 )
 
 
-class EndpointSerializer(s.serializers.Serializer):
-    url = s.serializers.URLField(help_text="The endpoint's absolute URL ({id} for an id).")
-    description = s.serializers.CharField(help_text="What it answers.")
-
-
-class ApiRootSerializer(s.serializers.Serializer):
-    endpoints = s.serializers.DictField(
-        child=EndpointSerializer(), help_text="Each endpoint by name."
-    )
-    authentication = s.serializers.CharField(help_text="How a script signs in.")
-
-
 def _endpoint_url(request: Request, name: str) -> str:
     if name.endswith("-detail"):
         path = reverse(name, kwargs={"pk": 0}).replace("/0/", "/{id}/")
@@ -243,7 +231,7 @@ class ApiRootView(APIView):
             "signed in, or `Authorization: Token <token>` with a personal token from "
             "your account page."
         ),
-        responses=ApiRootSerializer,
+        responses=s.ApiRootSerializer,
     )
     def get(self, request: Request) -> Response:
         return Response({
