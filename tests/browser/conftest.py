@@ -83,8 +83,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 class GuardedContext:
     """A browser context whose every request must stay on 127.0.0.1."""
 
-    def __init__(self, browser: Any, *, width: int = 1280, height: int = 800) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": height})
+    def __init__(self, browser: Any, *, width: int = 1280, height: int = 800,
+                 **options: Any) -> None:
+        # options: Playwright's own, e.g. has_touch=True, reduced_motion="reduce".
+        self.context = browser.new_context(viewport={"width": width, "height": height},
+                                           **options)
         self.context.set_default_timeout(15_000)
         self.offsite: list[str] = []
         self.console_errors: list[str] = []
@@ -117,11 +120,12 @@ class GuardedContext:
 
 @pytest.fixture
 def contexts(browser: Any) -> Iterator[Any]:
-    """contexts(width=..., height=...) -> GuardedContext; checked after the test."""
+    """contexts(width=..., height=..., **playwright_options) -> GuardedContext;
+    checked after the test."""
     made: list[GuardedContext] = []
 
-    def make(**size: int) -> GuardedContext:
-        context = GuardedContext(browser, **size)
+    def make(**options: Any) -> GuardedContext:
+        context = GuardedContext(browser, **options)
         made.append(context)
         return context
 
