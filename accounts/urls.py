@@ -6,6 +6,9 @@ from . import views
 app_name = "accounts"
 
 urlpatterns = [
+    path("", views.account, name="account"),
+    path("tokens/", views.token_create, name="token_create"),
+    path("tokens/revoke/", views.token_revoke, name="token_revoke"),
     path("sign-up/", views.sign_up, name="sign_up"),
     path(
         "sign-in/",

@@ -1,19 +1,23 @@
-"""Sign up, sign in, sign out and password change, on Django's own auth views."""
+"""Sign up, sign in, sign out and password change, on Django's own auth views;
+the account page with the personal API tokens."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView
 from django.forms import BaseForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import limits
+from . import limits, tokens
 from .forms import (
     SignUpForm,
     ThrottledAuthenticationForm,
@@ -87,3 +91,47 @@ def sign_up(request: HttpRequest) -> HttpResponse:
         request, "accounts/sign_up.html", {"form": form, "next": _safe_next(request)},
         status=status,
     )
+
+
+def _account(request: HttpRequest, *, new_token: str = "", status: int = 200) -> HttpResponse:
+    return render(request, "accounts/account.html", {
+        "tokens": tokens.tokens_of(user=request.user),
+        "new_token": new_token,
+        "tokens_per_user": tokens.TOKENS_PER_USER,
+    }, status=status)
+
+
+@login_required
+@never_cache
+@require_GET
+def account(request: HttpRequest) -> HttpResponse:
+    """The account page: the password change and the personal API tokens."""
+    return _account(request)
+
+
+@login_required
+@never_cache
+@require_POST
+def token_create(request: HttpRequest) -> HttpResponse:
+    """Make a token and show it on this answer only (never stored, never again)."""
+    try:
+        _, token = tokens.token_create(user=request.user)
+    except tokens.TooManyTokens:
+        messages.error(
+            request,
+            f"You already have {tokens.TOKENS_PER_USER} tokens: revoke one you no longer "
+            "use, then create a new one.",
+        )
+        return redirect("accounts:account")
+    return _account(request, new_token=token)
+
+
+@login_required
+@require_POST
+def token_revoke(request: HttpRequest) -> HttpResponse:
+    key = request.POST.get("token", "")
+    if tokens.token_revoke(user=request.user, token_key=key):
+        messages.success(request, f"Token {key}… revoked: it no longer opens the API.")
+    else:
+        messages.error(request, "That token was already revoked or has expired.")
+    return redirect("accounts:account")

@@ -10,6 +10,7 @@ SECRET_KEY and ALLOWED_HOSTS.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -75,7 +76,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -276,7 +277,8 @@ STORAGES = {
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # Personal API tokens (accounts.tokens): only a SHA-512 digest is stored.
+        "knox.auth.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -284,6 +286,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "games.api.errors.exception_handler",
 }
+# A personal token is made on the account page, shown once, revocable there.
+REST_KNOX = {"TOKEN_TTL": timedelta(days=90), "TOKEN_PREFIX": "pgl_", "AUTO_REFRESH": False}
 SPECTACULAR_SETTINGS = {
     "TITLE": "Pai Gow Lab API",
     "DESCRIPTION": "A player's own hand history, sessions and decision-skill reports.",

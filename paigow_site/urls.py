@@ -1,6 +1,8 @@
 """The URL root."""
 
 from django.contrib import admin
+from django.http import HttpRequest, HttpResponseRedirect
+from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import TemplateView
 
@@ -11,7 +13,14 @@ from .health import healthz
 # The admin's sign-in and password change share the site's password limit.
 limit_admin_passwords(admin.site)
 
+
+def favicon(request: HttpRequest) -> HttpResponseRedirect:
+    """/favicon.ico, for pages without the base template's icon link (the admin)."""
+    return HttpResponseRedirect(static("img/favicon.svg"))
+
+
 urlpatterns = [
+    path("favicon.ico", favicon, name="favicon"),
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
     path("healthz", healthz, name="healthz"),
     path("accounts/", include("accounts.urls")),

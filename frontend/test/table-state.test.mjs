@@ -316,6 +316,8 @@ describe("what the page shows", () => {
 
   test("small words: signed numbers, card shorthand", () => {
     assert.deepEqual([1.5, -2, 0, null, 3].map(shows.signed), ["+1.5", "−2", "0", "–", "+3"]);
+    // Two decimals for a mean, with the same minus sign (U+2212) as the pages.
+    assert.deepEqual([-0.09, 0.5, 0, -0.001].map((v) => shows.signed(v, { digits: 2 })), ["−0.09", "+0.50", "0.00", "0.00"]);
     assert.deepEqual(["Ts", "Ah", "2d", "Kc", "JK"].map(shows.shortCard), ["10♠", "A♥", "2♦", "K♣", "Joker"]);
     assert.equal(shows.cardName(frame(), "As"), "Ace of spades");
     assert.equal(shows.cardName(frame(), "8d"), "8d");

@@ -224,3 +224,17 @@ class SkillReportSerializer(serializers.Serializer):
     by_row = SkillByRowSerializer(many=True, help_text="By house-way row, most played first.")
     by_mode = SkillByModeSerializer(many=True, help_text="By table mode.")
     over_time = SkillByDaySerializer(many=True, help_text="By day, oldest first.")
+
+
+class EndpointSerializer(serializers.Serializer):
+    url = serializers.CharField(
+        help_text="The endpoint's absolute URL ({id} stands for a deal's or table's id)."
+    )
+    description = serializers.CharField(help_text="What it answers.")
+
+
+class ApiRootSerializer(serializers.Serializer):
+    endpoints = serializers.DictField(
+        child=EndpointSerializer(), help_text="Each endpoint by name."
+    )
+    authentication = serializers.CharField(help_text="How a script signs in.")

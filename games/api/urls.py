@@ -1,6 +1,6 @@
 """/api/: the history, sessions, the skill report, the schema and its docs."""
 
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
 
@@ -13,6 +13,7 @@ router.register("hands", views.HandViewSet, basename="hand")
 router.register("tables", views.SessionViewSet, basename="table")
 
 urlpatterns = [
+    path("", views.ApiRootView.as_view(), name="root"),
     *router.urls,
     path("reports/skill/", views.SkillReportView.as_view(), name="skill-report"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
@@ -27,4 +28,6 @@ urlpatterns = [
     ),
     path("docs/swagger-ui.css", docs_assets.stylesheet, name="docs-css"),
     path("docs/images/<str:name>", docs_assets.image, name="docs-image"),
+    # Last: any other path under /api/ is a 404 in the API's error shape.
+    re_path(r"^(?P<rest>.*)$", views.not_found, name="not-found"),
 ]

@@ -11,14 +11,23 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponseBase, HttpResponsePermanentRedirect
+from django.urls import Resolver404, resolve, reverse
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, viewsets
+from rest_framework.decorators import (
+    api_view,
+    authentication_classes,
+    permission_classes,
+)
+from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 
 from .. import reports
 from ..history import selectors
@@ -187,3 +196,73 @@ class SkillReportView(generics.GenericAPIView):
     def get(self, request: Request) -> Response:
         report = reports.skill_report(user=request.user, filters=history_filters(request))
         return Response(s.SkillReportSerializer(report).data)
+
+
+ENDPOINTS = (
+    ("hands", "api:hand-list", "Your revealed deals, newest first (filters as on /history/)."),
+    ("hand", "api:hand-detail", "One revealed deal in full, with the skill spelled out."),
+    ("tables", "api:table-list", "Your sessions: one a table you have dealt at."),
+    ("table", "api:table-detail", "One session, deal by deal."),
+    ("skill_report", "api:skill-report", "Decision skill by house-way row, mode and day."),
+    ("schema", "api:schema", "The OpenAPI 3 schema of every endpoint."),
+    ("docs", "api:docs", "The documentation, drawn from the schema."),
+    ("tokens", "accounts:account", "Your account page: create and revoke API tokens."),
+)
+
+
+def _endpoint_url(request: Request, name: str) -> str:
+    if name.endswith("-detail"):
+        path = reverse(name, kwargs={"pk": 0}).replace("/0/", "/{id}/")
+    else:
+        path = reverse(name)
+    return request.build_absolute_uri(path).replace("%7Bid%7D", "{id}")
+
+
+class ApiRootView(APIView):
+    """The API's front door: every endpoint with its absolute URL. Public,
+    like the schema: it holds no player's data."""
+
+    permission_classes = (AllowAny,)
+
+    @extend_schema(
+        summary="The API's endpoints",
+        description=(
+            "Every endpoint's absolute URL and what it answers, and how to authenticate: "
+            "signed in, or `Authorization: Token <token>` with a personal token from "
+            "your account page."
+        ),
+        responses=s.ApiRootSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        return Response({
+            "endpoints": {
+                key: {"url": _endpoint_url(request, name), "description": text}
+                for key, name, text in ENDPOINTS
+            },
+            "authentication": (
+                "Your browser session, or the header `Authorization: Token <token>` "
+                "with a personal token created at "
+                f"{request.build_absolute_uri(reverse('accounts:account'))}."
+            ),
+        })
+
+
+@extend_schema(exclude=True)
+@api_view(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+@permission_classes([AllowAny])
+@authentication_classes([])
+def not_found(request: Request, rest: str = "") -> HttpResponseBase:
+    """Any other path under /api/: a 404 in the API's error shape (a path that
+    only lacks its final slash is redirected, as Django's APPEND_SLASH does)."""
+    if request.method in ("GET", "HEAD") and not request.path.endswith("/"):
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.url_name != "not-found":
+            query = request.META.get("QUERY_STRING", "")
+            target = request.path + "/" + (f"?{query}" if query else "")
+            return HttpResponsePermanentRedirect(target)
+    raise exceptions.NotFound(
+        "There is no such API endpoint: the list of endpoints is at /api/."
+    )

@@ -18,7 +18,8 @@ STREAM_ROWS = 200
 
 CSV_COLUMNS = (
     "deal_id", "table", "mode", "deal_number", "revealed_at", "stake",
-    "cards", "front", "back", "other", "other_cards", "other_front", "other_back",
+    "cards", "front", "back", "foul", "other", "other_cards", "other_front", "other_back",
+    "other_foul",
     "house_front", "house_back", "house_row", "left_house_way",
     "front_result", "back_result", "result", "score",
     "actual_delta", "actual_balance", "with_5_delta", "with_5_balance",
@@ -38,6 +39,10 @@ def spreadsheet_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(FORMULA_START):
         return "'" + value
     return value
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
 
 
 def csv_rows(*, user: Any, filters: HandFilters | None = None,
@@ -60,9 +65,10 @@ def _csv_records(*, user: Any, filters: HandFilters | None,
             yield [
                 r["id"], r["table"], r["mode"], r["deal_number"], r["revealed_at"].isoformat(),
                 r["stake"], " ".join(you["cards"]), " ".join(you["front"]), " ".join(you["back"]),
-                other["name"], " ".join(other["cards"]), " ".join(other["front"]),
-                " ".join(other["back"]), " ".join(way["front"]), " ".join(way["back"]),
-                way["row"], "no" if way["followed"] else "yes",
+                _yes(you["foul"]), other["name"], " ".join(other["cards"]),
+                " ".join(other["front"]), " ".join(other["back"]), _yes(other["foul"]),
+                " ".join(way["front"]), " ".join(way["back"]),
+                way["row"], _yes(not way["followed"]),
                 r["parts"]["front"], r["parts"]["back"], r["result"], r["score"],
                 r["ledgers"]["actual"]["delta"], r["ledgers"]["actual"]["balance"],
                 r["ledgers"]["with_5"]["delta"], r["ledgers"]["with_5"]["balance"],

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -119,6 +120,20 @@ def session(request: HttpRequest, table_id: int) -> HttpResponse:
     })
 
 
+def _skill_time(request: HttpRequest, filterset: HistoryFilter, total: float) -> dict[str, Any]:
+    """The running skill total at each of the latest ``CHART_POINTS`` deals'
+    reveal times (Unix seconds), starting from the total before them."""
+    hands = selectors.revealed_hands(user=request.user, filters=filterset.hand_filters())
+    recent = list(hands.values_list("deal__revealed_at", "skill")[:CHART_POINTS])[::-1]
+    running = total - sum(float(skill or 0) for _, skill in recent)
+    at, cumulative = [], []
+    for revealed_at, skill in recent:
+        running += float(skill or 0)
+        at.append(revealed_at.timestamp() if revealed_at else None)  # revealed: set
+        cumulative.append(round(running, 2))
+    return {"at": at, "cumulative": cumulative}
+
+
 @login_required
 @require_GET
 def skill_report(request: HttpRequest) -> HttpResponse:
@@ -130,10 +145,7 @@ def skill_report(request: HttpRequest) -> HttpResponse:
             "sum": [float(r["skill_sum"]) for r in report["by_row"]],
             "mean": [float(r["skill_mean"] or 0) for r in report["by_row"]],
         },
-        "skill_time": {
-            "day": [r["date"].isoformat() for r in report["over_time"]],
-            "cumulative": [float(r["cumulative"]) for r in report["over_time"]],
-        },
+        "skill_time": _skill_time(request, filterset, float(report["total"]["skill_sum"])),
     }
     return render(request, "games/history/skill.html", {
         "form": filterset.form, "report": report, "charts": charts, **chart_assets(),

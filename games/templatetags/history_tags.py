@@ -37,12 +37,30 @@ def card_faces(codes: Iterable[str] | str) -> str:
     )
 
 
+MINUS = "\u2212"
+
+
+@register.filter
+def minus(value: object) -> str:
+    """A number as shown on a page, with the proper minus sign (U+2212) where
+    it is negative: ``{{ skill|minus }}``, ``{{ mean|floatformat:3|minus }}``.
+    The CSV and the API keep ASCII's hyphen-minus.
+
+    >>> minus("-0.09"), minus(1.5), minus(None)
+    ('−0.09', '1.5', 'None')
+    """
+    text = str(value)
+    if text.startswith("-") and text[1:2].isdigit():
+        return MINUS + text[1:]
+    return text
+
+
 @register.filter
 def signed(value: object) -> str:
     """A number with its sign: +20.00, −20.00, 0.00."""
     text = str(value)
     if text.startswith("-"):
-        return "−" + text[1:]
+        return minus(text)
     try:
         positive = float(text) > 0
     except ValueError:

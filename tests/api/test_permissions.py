@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from asgiref.sync import async_to_sync
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import token_create
 from games import services
 from games.models import Deal, Table
 from tests.support import COPY_A, COPY_B, STRONG, WEAK, deal_friend, house_front
@@ -176,8 +176,8 @@ def test_a_script_pulls_its_own_history_with_a_token(
     shared: dict[str, Any], friend: Any, player: Any
 ) -> None:
     deal = reveal(shared, friend)
-    token = Token.objects.create(user=player)
-    client = Client(HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, token = token_create(user=player)
+    client = Client(HTTP_AUTHORIZATION=f"Token {token}")
     listing = client.get("/api/hands/").json()
     assert [r["id"] for r in listing["results"]] == [deal.pk]
     refused = Client(HTTP_AUTHORIZATION="Token nope").get("/api/hands/")

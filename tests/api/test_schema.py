@@ -17,14 +17,15 @@ from django.core.wsgi import get_wsgi_application
 from django.db import close_old_connections
 from django.test import Client
 from hypothesis import HealthCheck, given, settings
-from rest_framework.authtoken.models import Token
 
+from accounts.tokens import token_create
 from games import services
 from games.models import Deal
 from tests.support import COPY_A, COPY_B, SPLIT_A, SPLIT_B, STRONG, WEAK
 
 ENDPOINTS = {
-    "/api/hands/", "/api/hands/{id}/", "/api/tables/", "/api/tables/{id}/", "/api/reports/skill/",
+    "/api/", "/api/hands/", "/api/hands/{id}/", "/api/tables/", "/api/tables/{id}/",
+    "/api/reports/skill/",
 }
 
 
@@ -72,8 +73,10 @@ def test_the_docs_page_is_swagger_ui_from_the_sites_own_files() -> None:
     assert scripts == [f"{SIDECAR}swagger-ui-bundle.js",
                        f"{SIDECAR}swagger-ui-standalone-preset.js", "/api/docs/?script="]
     assert '<link rel="stylesheet" href="/api/docs/swagger-ui.css">' in page
-    assert f'<link rel="icon" href="{SIDECAR}favicon-32x32.png">' in page
-    for asset in scripts[:2] + [f"{SIDECAR}favicon-32x32.png"]:
+    # The site's own icon, as on every page (one icon link, from the base template).
+    icons = re.findall(r'<link rel="icon" href="([^"]+)"', page)
+    assert icons == ["/static/img/favicon.svg"]
+    for asset in scripts[:2] + icons:
         assert client.get(asset).status_code == 200, asset
     script = client.get("/api/docs/?script=")
     assert script["Content-Type"].startswith("application/javascript")
@@ -100,8 +103,8 @@ def test_schemathesis_finds_no_server_error(
     for mine, theirs, luck in ((STRONG, WEAK, (100, 10, 10)), (SPLIT_A, SPLIT_B, None),
                                (COPY_A, COPY_B, (0, 60, 60))):
         play_solo(player, table, mine, theirs, luck=luck)
-    token = Token.objects.create(user=player)
-    headers = {"Authorization": f"Token {token.key}"}
+    _, token = token_create(user=player)
+    headers = {"Authorization": f"Token {token}"}
     # Like Django's test client: keep the test's database connection (and its
     # transaction) open across the requests the WSGI app serves.
     signals.request_started.disconnect(close_old_connections)

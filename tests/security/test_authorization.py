@@ -46,12 +46,18 @@ API_SIGNED_IN = (403, 200, 200, 200, 200)
 API_SEATED = (403, 200, 200, 404, 404)
 MATRIX: dict[str, tuple[int, ...]] = {
     "home": EVERYONE_200,
+    "favicon": (302, 302, 302, 302, 302),  # to the static icon
     "healthz": EVERYONE_200,
     "accounts:sign_up": EVERYONE_200,
     "accounts:sign_in": (200, 302, 302, 302, 302),
     "accounts:sign_out": (405, 405, 405, 405, 405),  # POST only
     "accounts:password_change": SIGNED_IN,
     "accounts:password_changed": SIGNED_IN,
+    "accounts:account": SIGNED_IN,  # the password link and the API tokens
+    "accounts:token_create": (302, 405, 405, 405, 405),  # POST only
+    "accounts:token_revoke": (302, 405, 405, 405, 405),  # POST only
+    "api:root": EVERYONE_200,  # public, like the schema: the endpoints' URLs, no data
+    "api:not-found": (404, 404, 404, 404, 404),  # any other path under /api/
     "api:hand-list": API_SIGNED_IN,
     "api:hand-detail": API_SEATED,
     "api:table-list": API_SIGNED_IN,
@@ -128,6 +134,7 @@ def world(
         "table_id": str(t), "number": "2", "deal_id": str(first.pk), "pk": str(first.pk),
         "token": invite.token, "mode": "solo", "name": "As.png", "object_id": str(t),
         "content_type_id": "1", "id": str(player.pk), "app_label": "games", "url": "nothing/",
+        "rest": "no-such-endpoint/",
     }
     return {
         "table": table, "values": values, "open_deal": open_deal,

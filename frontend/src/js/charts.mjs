@@ -2,7 +2,8 @@
 // library, pinned in package.json and served by the site from
 // build/vendor/). Each <figure class="chart" data-chart="kind"
 // data-source="id"> reads its numbers from the <script type="application/json"
-// id="id"> the server rendered, draws, and is marked data-drawn="true".
+// id="id"> the server rendered, draws, and is marked data-drawn="true";
+// the labels uPlot drew on each axis are kept in data-axis-x and data-axis-y.
 
 const INK = "#1d1d1f";
 const FELT = "#0b5d3b";
@@ -10,7 +11,19 @@ const GOLD = "#d4a017";
 const RED = "#c8102e";
 const GREY = "#8a8a85";
 
-const axis = (label, extra = {}) => ({ label, stroke: INK, grid: { stroke: "#ecece8" }, ...extra });
+const NUMBER = new Intl.NumberFormat("en", { maximumFractionDigits: 2 });
+/** A tick's number as the pages show numbers: the minus sign is U+2212. */
+export const shown = (value) => (value == null ? "" : NUMBER.format(value).replace("-", "\u2212"));
+const numbers = (_, ticks) => ticks.map(shown);
+
+const axis = (label, extra = {}) => ({
+  label, stroke: INK, grid: { stroke: "#ecece8" }, values: numbers, ...extra,
+});
+// A time axis keeps uPlot's own date and time labels.
+const timeAxis = (label) => ({ label, stroke: INK, grid: { stroke: "#ecece8" }, space: 70 });
+// A deal axis counts deals: whole-number steps only.
+const DEAL_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
+const dealAxis = (label = "Deal") => axis(label, { incrs: DEAL_STEPS });
 
 function sized(el, height = 240) {
   return { width: Math.max(260, Math.floor(el.clientWidth || 320)), height };
@@ -27,7 +40,7 @@ const builders = {
     return {
       opts: {
         scales: { x: { time: false } },
-        axes: [axis("Deal"), axis("Chips", { size: 60 })],
+        axes: [dealAxis(), axis("Chips", { size: 60 })],
         series: [
           { label: "Deal" },
           { label: "Actual", stroke: FELT, width: 2 },
@@ -72,7 +85,7 @@ const builders = {
     return {
       opts: {
         scales: { x: { time: false } },
-        axes: [axis("Deal"), axis("Skill", { size: 50 })],
+        axes: [dealAxis(), axis("Skill", { size: 50 })],
         series: [{ label: "Deal" }, { label: "Skill so far", stroke: FELT, width: 2, fill: "rgba(11,93,59,.08)" }],
       },
       data: [data.deal, data.skill],
@@ -103,17 +116,15 @@ const builders = {
       data: [x, data.sum, data.mean],
     };
   },
-  // The running total of skill by day.
+  // The running total of skill at each deal's real reveal time (seconds).
   "skill-time"(data) {
-    const days = data.day.map((d) => Date.parse(`${d}T12:00:00Z`) / 1000);
-    // Start from 0 the day before the first, so one day still draws a line.
-    const x = days.length ? [days[0] - 86400, ...days] : [];
     return {
       opts: {
-        axes: [axis("Day"), axis("Skill", { size: 50 })],
-        series: [{ label: "Day" }, { label: "Skill so far", stroke: FELT, width: 2, points: { show: true } }],
+        scales: { x: { time: true } },
+        axes: [timeAxis("Revealed"), axis("Skill", { size: 50 })],
+        series: [{ label: "Revealed" }, { label: "Skill so far", stroke: FELT, width: 2, points: { show: true } }],
       },
-      data: [x, days.length ? [0, ...data.cumulative] : []],
+      data: [data.at, data.cumulative],
     };
   },
 };
@@ -129,7 +140,12 @@ function draw(figure) {
     figure.dataset.drawn = "empty";
     return;
   }
-  const chart = new window.uPlot({ ...sized(target), ...opts, legend: { live: false } }, data, target);
+  // The labels drawn on each axis (uPlot keeps them as axis._values), for tests and tools.
+  const keepLabels = (u) => {
+    u.axes.forEach((a, i) => { figure.dataset[i ? "axisY" : "axisX"] = JSON.stringify(a._values ?? []); });
+  };
+  const hooks = { draw: [keepLabels] };
+  const chart = new window.uPlot({ ...sized(target), ...opts, hooks, legend: { live: false } }, data, target);
   figure.dataset.drawn = "true";
   new ResizeObserver(() => {
     const size = sized(target);

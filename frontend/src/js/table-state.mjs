@@ -22,11 +22,14 @@ export function shortCard(code) {
   return `${code[0] === "T" ? "10" : code[0]}${SUIT_SYMBOLS[code[1]]}`;
 }
 
-/** +1.5, −2, 0, or – for none. */
-export function signed(value) {
+/** +1.5, −2, 0, or – for none; with `{ digits }`, that many decimals (+0.50, −0.09).
+ * The minus is U+2212, as on every page. */
+export function signed(value, { digits } = {}) {
   if (value === null || value === undefined) return "–";
-  const text = Number(value).toFixed(Number.isInteger(Number(value)) ? 0 : 1);
-  return value > 0 ? `+${text}` : value < 0 ? `−${text.slice(1)}` : text;
+  const places = digits ?? (Number.isInteger(Number(value)) ? 0 : 1);
+  const text = Math.abs(Number(value)).toFixed(places);
+  if (Number(text) === 0) return text;
+  return value > 0 ? `+${text}` : `−${text}`;
 }
 
 /** A front or back result in words: a copy goes to the dealer in solo, ties with a friend. */
@@ -304,7 +307,7 @@ export function sessionText(state) {
   const luckText = s.luck_average
     ? `Luck average ${s.luck_average} (${plural(s.luck_count, "estimate")})` : "Luck average: none yet";
   return `${luckText} · Skill total ${signed(s.skill_total)} over ${plural(s.hands, "hand")}`
-    + ` (mean ${s.skill_mean > 0 ? "+" : ""}${Number(s.skill_mean).toFixed(2)} per hand)`;
+    + ` (mean ${signed(s.skill_mean, { digits: 2 })} per hand)`;
 }
 
 export function commitmentText(state) {
