@@ -3,7 +3,8 @@
 For seven cards: the 21 settings with their front and back names and any
 foul explanation, the house way with its row and reason, and for each
 setting the coach's comparison with the house way (front and back compared
-as the table compares them, and the sentences the coach shows). The server
+as the table compares them, and the backs named as the coach names them:
+the kicker that decides when both names are the same). The server
 sends it in the seat's own part of its view (``view.seat_view``), so the
 table page names hands, warns of a foul, offers the house way and coaches
 from the first frame, without waiting for the engine to load on the device.
@@ -86,9 +87,9 @@ class GuidedSetting:
     """One of the 21 settings as the page shows it, compared with the house way.
 
     ``front_cmp`` / ``back_cmp`` are 1, 0 or -1: this setting's front (back)
-    against the house way's, as the table compares them. ``coach`` is the
-    coach's lines, each (sentence, kind) with kind "same" (it is the house
-    way), "foul" or "".
+    against the house way's, as the table compares them. ``back_words`` is
+    how the coach names this back and the house way's beside each other
+    (:func:`back_words`: the kicker that decides when the names are the same).
     """
 
     front: tuple[str, ...]
@@ -99,7 +100,7 @@ class GuidedSetting:
     house_way: bool
     front_cmp: int
     back_cmp: int
-    coach: tuple[tuple[str, str], ...]
+    back_words: tuple[str, str]
 
     @property
     def foul(self) -> bool:
@@ -137,34 +138,6 @@ def _cmp(a: int, b: int) -> int:
     return (a > b) - (a < b)
 
 
-def _coach(*, same: bool, fv: int, bv: int, hw_fv: int, hw_bv: int, row: str,
-           foul: bool) -> tuple[tuple[str, str], ...]:
-    hw_front, hw_back = _lower(name_of_front_value(hw_fv)), _lower(name_of_back_value(hw_bv))
-    if same:
-        return ((f"Your setting is the house way: {hw_front} in front, {hw_back} behind.",
-                 "same"),)
-    my_front = _lower(name_of_front_value(fv))
-    front, back = _cmp(fv, hw_fv), _cmp(bv, hw_bv)
-    if front > 0:
-        front_line = f"Your front gains: {my_front} beats the house way's {hw_front}."
-    elif front < 0:
-        front_line = f"Your front gives up strength: {my_front} against the house way's {hw_front}."
-    else:
-        front_line = f"Your front, {my_front}, matches the house way's."
-    mine, theirs = back_words(bv, hw_bv), back_words(hw_bv, bv)
-    if back < 0:
-        back_line = f"Your back gives up: {mine} instead of {theirs}."
-    elif back > 0:
-        back_line = f"Your back gains: {mine} instead of {theirs}."
-    else:
-        back_line = f"Your back, {mine}, matches the house way's."
-    lines = [(f"The house way sets {hw_front} in front and {hw_back} behind ({row}).", ""),
-             (front_line, ""), (back_line, "")]
-    if foul:
-        lines.append(("This setting is a foul: it loses whatever the other side holds.", "foul"))
-    return tuple(lines)
-
-
 @functools.lru_cache(maxsize=4096)
 def guide_of_indices(hand: tuple[int, ...]) -> Guide:
     """The guide of seven sorted deck indices (memoised; internal)."""
@@ -183,8 +156,7 @@ def guide_of_indices(hand: tuple[int, ...]) -> Guide:
             front_name=name_of_front_value(fv), back_name=name_of_back_value(bv),
             foul_reason=reason, house_way=same,
             front_cmp=_cmp(fv, hw_fv), back_cmp=_cmp(bv, hw_bv),
-            coach=_coach(same=same, fv=fv, bv=bv, hw_fv=hw_fv, hw_bv=hw_bv, row=row,
-                         foul=reason is not None),
+            back_words=(back_words(bv, hw_bv), back_words(hw_bv, bv)),
         ))
     return Guide(settings=tuple(settings), row=row, reason=REASONS[row])
 
@@ -197,33 +169,32 @@ def hand_guide(seven: str | Iterable[str]) -> Guide:
     (21, 'two-pair-split', ('8d', '8c'), 'Pair of aces')
     >>> g.reason
     'Split the two pairs: the higher pair in back, the lower pair in front.'
-    >>> g.house_way.coach
-    (('Your setting is the house way: pair of eights in front, pair of aces behind.', 'same'),)
     >>> aces = g.setting(["Ah", "As"])
     >>> aces.foul, aces.foul_reason
     (True, 'Your front, a pair of aces, beats your back, a pair of eights.')
-    >>> [line for line, kind in aces.coach][1:3]
-    ["Your front gains: pair of aces beats the house way's pair of eights.", \
-'Your back gives up: pair of eights instead of pair of aces.']
+    >>> aces.front_cmp, aces.back_cmp, aces.back_words
+    (1, -1, ('pair of eights', 'pair of aces'))
 
     Only a kicker tells two backs apart: the coach names it.
 
     >>> g = hand_guide("9s 9h Ks Qd 7c 5d 2h")
-    >>> g.house_way.front
-    ('Ks', 'Qd')
-    >>> g.setting(["Qd", "7c"]).coach[2][0]
-    'Your back gains: pair of nines, king kicker instead of pair of nines, seven kicker.'
+    >>> g.house_way.front, g.setting(["Qd", "7c"]).back_cmp
+    (('Ks', 'Qd'), 1)
+    >>> g.setting(["Qd", "7c"]).back_words
+    ('pair of nines, king kicker', 'pair of nines, seven kicker')
     """
     return guide_of_indices(parse_indices(seven, count=7))
 
 
 def _setting_json(s: GuidedSetting) -> dict[str, object]:
-    # The back is the other five cards, and a setting's coach lines after the
-    # first (the house way's, the same for every setting) are its own.
-    coach = s.coach if s.house_way else s.coach[1:]
-    return {"front": list(s.front), "front_name": s.front_name, "back_name": s.back_name,
-            "foul_reason": s.foul_reason, "house_way": s.house_way,
-            "coach": [list(line) for line in coach]}
+    out: dict[str, object] = {
+        "front": list(s.front), "front_name": s.front_name, "back_name": s.back_name,
+        "foul_reason": s.foul_reason, "house_way": s.house_way,
+        "front_cmp": s.front_cmp, "back_cmp": s.back_cmp,
+    }
+    if s.back_words[0] != _lower(s.back_name):  # the names tie: the kickers named
+        out["back_words"] = list(s.back_words)
+    return out
 
 
 def guide_view(
@@ -232,27 +203,27 @@ def guide_view(
     """The guide as a seat's frame carries it (JSON-ready, a new dict each call).
 
     While the seat chooses (``front`` None) it has all 21 settings; once it
-    locked ``front``, only that setting (nothing else can be chosen). Each
+    locked ``front``, only that setting (nothing else can be chosen). A
     setting's back is the other five cards; ``foul_reason`` is null unless it
-    fouls; its ``coach`` lines follow the house way's ``coach`` line (the
-    house way's own setting has its one line instead).
+    fouls; ``back_words`` is there only when the two backs' names are the
+    same but the backs are not (the kicker named).
 
     >>> view = guide_view("As Ah 8d 8c Ks 7h 4d")
     >>> len(view["settings"]), view["house_way"]["row"], view["house_way"]["front"]
     (21, 'two-pair-split', ['8d', '8c'])
-    >>> view["house_way"]["coach"]
-    'The house way sets pair of eights in front and pair of aces behind (two-pair-split).'
     >>> locked = guide_view("As Ah 8d 8c Ks 7h 4d", ["8c", "8d"])
-    >>> [s["front"] for s in locked["settings"]], locked["settings"][0]["house_way"]
-    ([['8d', '8c']], True)
+    >>> locked["settings"]
+    [{'front': ['8d', '8c'], 'front_name': 'Pair of eights', 'back_name': 'Pair of aces', \
+'foul_reason': None, 'house_way': True, 'front_cmp': 0, 'back_cmp': 0}]
+    >>> guide_view("9s 9h Ks Qd 7c 5d 2h", "Qd 7c")["settings"][0]["back_words"]
+    ['pair of nines, king kicker', 'pair of nines, seven kicker']
     """
     g = hand_guide(seven)
     hw = g.house_way
     chosen = g.settings if front is None else (g.setting(front),)
-    intro = next(s for s in g.settings if not s.house_way).coach[0][0]
     return {
         "house_way": {"front": list(hw.front), "back": list(hw.back),
                       "front_name": hw.front_name, "back_name": hw.back_name,
-                      "row": g.row, "reason": g.reason, "coach": intro},
+                      "row": g.row, "reason": g.reason},
         "settings": [_setting_json(s) for s in chosen],
     }

@@ -66,44 +66,50 @@ def test_the_guide_names_no_card_outside_the_seats_seven(cards: list[str]) -> No
 
 @given(seven_cards)
 @settings(max_examples=300, database=None)
-def test_the_coach_never_says_a_back_gains_what_it_already_had(cards: list[str]) -> None:
+def test_the_coach_never_names_two_different_backs_alike(cards: list[str]) -> None:
     """The kicker is named when only a kicker differs (issue #19)."""
-    for s in hand_guide(cards).settings:
-        if s.house_way:
-            assert [kind for _, kind in s.coach] == ["same"]
-            continue
-        back_line = s.coach[2][0]
-        if s.back_cmp:
-            said = re.fullmatch(r"Your back (?:gains|gives up): (.+) instead of (.+)\.", back_line)
-            assert said, back_line
-            assert said[1] != said[2], back_line
-        else:
-            assert back_line.endswith("matches the house way's."), back_line
-        assert (s.coach[-1][1] == "foul") == s.foul
+    g = hand_guide(cards)
+    house_back = g.house_way.back_name
+    for s in g.settings:
+        mine, theirs = s.back_words
+        assert (mine == theirs) == (s.back_cmp == 0), (s, mine, theirs)
+        plain = (mine, theirs) == (s.back_name.lower(), house_back.lower())
+        # Kickers are named exactly when the two backs differ under one name.
+        assert plain == (s.back_cmp == 0 or s.back_name != house_back), (s, mine, theirs)
 
 
 def test_the_coach_names_the_kicker_that_decides() -> None:
     g = hand_guide("9s 9h Ks Qd 7c 5d 2h")
     assert g.house_way.front == ("Ks", "Qd")
-    assert g.setting("Qd 7c").coach[2][0] == (
-        "Your back gains: pair of nines, king kicker instead of pair of nines, seven kicker.")
-    assert g.setting("Ks 7c").coach[2][0] == (
-        "Your back gains: pair of nines, queen kicker instead of pair of nines, seven kicker.")
+    assert g.setting("Qd 7c").back_words == (
+        "pair of nines, king kicker", "pair of nines, seven kicker")
+    assert g.setting("Ks 7c").back_words == (
+        "pair of nines, queen kicker", "pair of nines, seven kicker")
+    assert g.setting("Ks 5d").back_words == (
+        "pair of nines, queen kicker", "pair of nines, seven kicker")
 
 
-def test_the_coach_names_deeper_kickers_and_high_cards() -> None:
-    # No pair: the house way keeps the ace in back; a back of ace-king-... against ace-queen-...
+def test_the_coach_names_deeper_high_cards() -> None:
+    # No pair: the house way keeps the ace in back; a back of ace-king against ace-nine.
     g = hand_guide("As Kd Qh 9c 7s 5d 2h")
     assert g.house_way.front == ("Qh", "Kd")
-    assert g.setting("Qh 9c").coach[2][0] == (
-        "Your back gains: ace-king high instead of ace-nine high.")
+    assert g.setting("Qh 9c").back_words == ("ace-king high", "ace-nine high")
+    assert g.setting("Kd 9c").back_words == ("ace-queen high", "ace-nine high")
 
 
-def test_a_foul_setting_is_explained_and_coached_as_a_foul() -> None:
+def test_only_a_setting_whose_names_tie_carries_back_words() -> None:
+    view = guide_view("9s 9h Ks Qd 7c 5d 2h")
+    by_front = {" ".join(s["front"]): s for s in view["settings"]}  # type: ignore[union-attr]
+    assert by_front["Qd 7c"]["back_words"] == [
+        "pair of nines, king kicker", "pair of nines, seven kicker"]
+    assert "back_words" not in by_front["Ks Qd"]  # the house way itself
+    assert "back_words" not in by_front["9s 9h"]  # king high against a pair of nines
+
+
+def test_a_foul_setting_is_explained() -> None:
     aces = hand_guide("As Ah 8d 8c Ks 7h 4d").setting(["Ah", "As"])
     assert aces.foul_reason == "Your front, a pair of aces, beats your back, a pair of eights."
-    assert aces.coach[-1] == ("This setting is a foul: it loses whatever the other side holds.",
-                              "foul")
+    assert (aces.front_cmp, aces.back_cmp) == (1, -1)
 
 
 def test_a_locked_guide_has_only_the_locked_setting() -> None:
