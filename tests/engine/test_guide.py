@@ -23,6 +23,7 @@ from games.engine import (
     shuffle_deck,
 )
 from games.engine.guide import guide_of_indices
+from tests.conftest import REPO
 
 seven_cards = st.lists(st.sampled_from(DECK), min_size=7, max_size=7, unique=True)
 CODE = re.compile(r'"(JK|[AKQJT98765432][shdc])"')
@@ -174,3 +175,11 @@ def test_a_seat_choosing_gets_21_settings_and_a_locked_seat_its_own() -> None:
     assert len(mine["guide"]["settings"]) == 21
     assert [s["front"] for s in theirs["guide"]["settings"]] == [
         list(snap.seats[1].front or ())]
+
+
+def test_the_client_tests_guide_fixture_is_the_engines_answer() -> None:
+    """frontend/test/table-state.test.mjs plays with guides the engine made."""
+    fixture = json.loads((REPO / "frontend/test/guide-fixture.json").read_text())
+    assert len(fixture["hands"]) == 3
+    for hand in fixture["hands"]:
+        assert hand["guide"] == guide_view(hand["cards"], hand.get("front"))
