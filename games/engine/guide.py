@@ -46,6 +46,11 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+# Names by value (a few thousand backs and a few hundred fronts exist).
+_back_name = functools.lru_cache(maxsize=16384)(name_of_back_value)
+_front_name = functools.lru_cache(maxsize=1024)(name_of_front_value)
+
+
 def _slots(value: int) -> list[int]:
     return [value >> shift & 15 for shift in (16, 12, 8, 4, 0)]
 
@@ -67,9 +72,9 @@ def back_words(value: int, other: int) -> str:
     >>> back_words(nines_king, v(p("8s 8h Ks 5d 2c")))
     'pair of nines'
     """
-    name = _lower(name_of_back_value(value))
+    name = _lower(_back_name(value))
     category = value >> 20
-    if value == other or name != _lower(name_of_back_value(other)) or category not in _NAMED_SLOTS:
+    if value == other or category not in _NAMED_SLOTS or _back_name(value) != _back_name(other):
         return name
     mine, theirs = _slots(value), _slots(other)
     decides = next(i for i in range(5) if mine[i] != theirs[i])
@@ -144,16 +149,17 @@ def guide_of_indices(hand: tuple[int, ...]) -> Guide:
     (a, b), row = house_way_indices(hand)
     hw_fv = front_value_of((a, b))
     hw_bv = back_value_of(tuple(c for c in hand if c != a and c != b))
+    named = codes(hand)
     settings = []
     for i, j in FRONT_POSITIONS:
         front = (hand[i], hand[j])
-        back = tuple(c for k, c in enumerate(hand) if k != i and k != j)
-        fv, bv = front_value_of(front), back_value_of(back)
+        rest = [k for k in range(7) if k != i and k != j]
+        fv, bv = front_value_of(front), back_value_of([hand[k] for k in rest])
         reason = foul_reason_of_values(fv, bv)
         same = front == (a, b)
         settings.append(GuidedSetting(
-            front=codes(front), back=codes(back),
-            front_name=name_of_front_value(fv), back_name=name_of_back_value(bv),
+            front=(named[i], named[j]), back=tuple(named[k] for k in rest),
+            front_name=_front_name(fv), back_name=_back_name(bv),
             foul_reason=reason, house_way=same,
             front_cmp=_cmp(fv, hw_fv), back_cmp=_cmp(bv, hw_bv),
             back_words=(back_words(bv, hw_bv), back_words(hw_bv, bv)),
@@ -187,11 +193,15 @@ def hand_guide(seven: str | Iterable[str]) -> Guide:
 
 
 def _setting_json(s: GuidedSetting) -> dict[str, object]:
+    # Built for every frame while a seat chooses: what is mostly absent is left out.
     out: dict[str, object] = {
         "front": list(s.front), "front_name": s.front_name, "back_name": s.back_name,
-        "foul_reason": s.foul_reason, "house_way": s.house_way,
         "front_cmp": s.front_cmp, "back_cmp": s.back_cmp,
     }
+    if s.foul_reason is not None:
+        out["foul_reason"] = s.foul_reason
+    if s.house_way:
+        out["house_way"] = True
     if s.back_words[0] != _lower(s.back_name):  # the names tie: the kickers named
         out["back_words"] = list(s.back_words)
     return out
@@ -204,9 +214,10 @@ def guide_view(
 
     While the seat chooses (``front`` None) it has all 21 settings; once it
     locked ``front``, only that setting (nothing else can be chosen). A
-    setting's back is the other five cards; ``foul_reason`` is null unless it
-    fouls; ``back_words`` is there only when the two backs' names are the
-    same but the backs are not (the kicker named).
+    setting's back is the other five cards; ``foul_reason`` is there only when
+    it fouls, ``house_way`` (true) only on the house way's setting, and
+    ``back_words`` only when the two backs' names are the same but the backs
+    are not (the kicker named).
 
     >>> view = guide_view("As Ah 8d 8c Ks 7h 4d")
     >>> len(view["settings"]), view["house_way"]["row"], view["house_way"]["front"]
@@ -214,7 +225,7 @@ def guide_view(
     >>> locked = guide_view("As Ah 8d 8c Ks 7h 4d", ["8c", "8d"])
     >>> locked["settings"]
     [{'front': ['8d', '8c'], 'front_name': 'Pair of eights', 'back_name': 'Pair of aces', \
-'foul_reason': None, 'house_way': True, 'front_cmp': 0, 'back_cmp': 0}]
+'front_cmp': 0, 'back_cmp': 0, 'house_way': True}]
     >>> guide_view("9s 9h Ks Qd 7c 5d 2h", "Qd 7c")["settings"][0]["back_words"]
     ['pair of nines, king kicker', 'pair of nines, seven kicker']
     """

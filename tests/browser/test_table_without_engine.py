@@ -32,7 +32,7 @@ def _refuse_the_engine(context: Any) -> tuple[Any, list[str]]:
 
 
 def _foul_front(frame: dict[str, Any]) -> list[str] | None:
-    fouls = [s["front"] for s in frame["deal"]["you"]["guide"]["settings"] if s["foul_reason"]]
+    fouls = [s["front"] for s in frame["deal"]["you"]["guide"]["settings"] if s.get("foul_reason")]
     return fouls[0] if fouls else None
 
 
@@ -71,7 +71,7 @@ def test_a_whole_solo_deal_without_the_engine(contexts: Any, site: str) -> None:
     # Live names from the first frame: two cards picked, the hands named.
     house = frame["deal"]["you"]["guide"]["house_way"]
     other = next((s["front"] for s in frame["deal"]["you"]["guide"]["settings"]
-                  if not s["foul_reason"] and not s["house_way"]), None)
+                  if not s.get("foul_reason") and not s.get("house_way")), None)
     if other:
         _pick(page, other)
         expect(page.locator("#front-label")).to_have_text(re.compile(r"^Front: [a-z]"))

@@ -202,7 +202,7 @@ async def test_each_seat_gets_the_guide_of_its_own_seven_only(
 
     locked_g = await grace.send({"type": "lock", "front": house_front(WEAK)})
     told_a = await ada.receive()
-    assert [s["house_way"] for s in locked_g["deal"]["you"]["guide"]["settings"]] == [True]
+    assert [s.get("house_way") for s in locked_g["deal"]["you"]["guide"]["settings"]] == [True]
     assert told_a["deal"]["other"] == {"locked": True}
     assert len(told_a["deal"]["you"]["guide"]["settings"]) == 21
 
