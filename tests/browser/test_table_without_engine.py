@@ -11,6 +11,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from tests.browser.conftest import screenshot
 from tests.browser.test_table import deal, start_solo, state_frame
 
 # Everything the engine worker needs, under the site's static URL.
@@ -101,6 +102,7 @@ def test_a_whole_solo_deal_without_the_engine(contexts: Any, site: str) -> None:
     expect(alert).to_contain_text("beats your back")
     assert (alert.text_content() or "").count("A foul loses") == 1
     expect(page.locator("#coach-compare")).to_contain_text("This setting is a foul")
+    screenshot(page, "table-without-engine-foul-1280")
     lock_anyway = page.get_by_role("button", name="Lock anyway")
     expect(lock_anyway).to_be_hidden()
     page.get_by_role("button", name="Lock", exact=True).click()
