@@ -1,11 +1,15 @@
 // What the table page shows, from state frames shaped as docs/protocol.md says.
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 
 import { LUCK_SAMPLES } from "../src/js/rules.mjs";
 import * as shows from "../src/js/table-state.mjs";
 
 const SEVEN = ["As", "Ah", "8d", "8c", "Ks", "7h", "4d"];
+// Guides as the engine makes them (games.engine.guide_view; tests/engine/test_guide.py keeps them so).
+const FIXTURE = JSON.parse(readFileSync(new URL("./guide-fixture.json", import.meta.url)));
+const [GUIDE, LOCKED_GUIDE, KICKER] = FIXTURE.hands;
 
 /** A state frame: a solo table, deal 3 being set, with overrides. */
 function frame({ table = {}, seats = {}, deal = {}, you = {}, session = null, noDeal = false } = {}) {
@@ -19,7 +23,7 @@ function frame({ table = {}, seats = {}, deal = {}, you = {}, session = null, no
     deal: noDeal ? null : {
       number: 3, stake: 20, revealed: false, commitment: "c0ffee", other: { locked: true },
       names: { As: "Ace of spades", Ah: "Ace of hearts" },
-      you: { cards: SEVEN, locked: false, front: null, back: null, foul_confirmed: false, ...you },
+      you: { cards: SEVEN, locked: false, front: null, back: null, foul_confirmed: false, guide: GUIDE.guide, ...you },
       ...deal,
     },
     session,
@@ -61,11 +65,11 @@ describe("choices", () => {
     assert.deepEqual(picked(state, "As", "Ah", "As").selected, ["Ah"]);
   });
 
-  test("a new selection forgets the foul sentences and the lock attempt", () => {
+  test("a new selection forgets the server's foul sentence and the lock attempt", () => {
     const state = frame();
-    const tried = { ...picked(state, "As", "Ah"), lockTried: true, foul: "Too strong.", serverFoul: "Too strong." };
+    const tried = { ...picked(state, "As", "Ah"), lockTried: true, serverFoul: "Too strong." };
     const next = shows.toggled(tried, state, "8d");
-    assert.deepEqual([next.lockTried, next.foul, next.serverFoul], [false, null, ""]);
+    assert.deepEqual([next.lockTried, next.serverFoul], [false, ""]);
   });
 
   test("cards do not move once locked", () => {
@@ -75,13 +79,17 @@ describe("choices", () => {
     assert.equal(shows.choosing(state), false);
   });
 
-  test("the house way picks its front and shows its reason", () => {
+  test("the house way comes with the frame: it picks its front and shows its reason", () => {
     const state = frame();
-    const detail = { front: "8d 8c", back: "As Ah Ks 7h 4d", row: "two-pair", reason: "Split the pairs." };
-    const choices = shows.withHouseWay(picked(state, "Ks"), detail);
+    const house = shows.houseWay(state);
+    assert.equal(house, GUIDE.guide.house_way);
+    const choices = shows.withHouseWay(picked(state, "Ks"), house);
     assert.deepEqual(choices.selected, ["8d", "8c"]);
-    assert.equal(shows.houseReason(state, choices), "House way (two-pair): Split the pairs.");
+    assert.equal(shows.houseReason(state, choices),
+      "House way (two-pair-split): Split the two pairs: the higher pair in back, the lower pair in front.");
     assert.deepEqual(shows.currentSetting(state, choices), { front: ["8d", "8c"], back: ["As", "Ah", "Ks", "7h", "4d"] });
+    assert.equal(shows.houseWay(frame({ you: { guide: undefined } })), null, "no guide: no House way");
+    assert.equal(shows.houseWay(frame({ you: { locked: true, front: ["Ks", "7h"], guide: LOCKED_GUIDE.guide } })), null);
   });
 
   test("the setting in view is the locked one after the lock", () => {
@@ -119,29 +127,53 @@ describe("the one guard against stale engine answers", () => {
 });
 
 describe("what the page shows", () => {
-  test("the alert: the error first, then the foul of a full selection; Lock anyway after a try", () => {
+  test("the alert: the error first, then the guide's foul of a full selection; Lock anyway after a try", () => {
     const state = frame();
-    const choices = { ...picked(state, "As", "Ah"), foul: "Your front beats your back." };
+    const choices = picked(state, "As", "Ah");
     assert.deepEqual(shows.alert(state, choices), {
-      text: "Foul: Your front beats your back. A foul loses the deal: choose another setting, or lock anyway.",
+      text: "Foul: Your front, a pair of aces, beats your back, a pair of eights. A foul loses the deal: choose another setting, or lock anyway.",
       shown: true, foul: true, lockAnyway: false,
     });
     assert.equal(shows.alert(state, { ...choices, lockTried: true }).lockAnyway, true);
-    const server = { ...picked(state, "As", "Ah"), serverFoul: "From the server.", error: "Oops." };
-    assert.equal(shows.alert(state, server).text, "Oops. Foul: From the server. A foul loses the deal: choose another setting, or lock anyway.");
-    assert.deepEqual(shows.alert(state, { ...picked(state, "As"), foul: "x" }), { text: "", shown: false, foul: false, lockAnyway: false });
+    assert.equal(shows.alert(state, { ...choices, error: "Oops." }).text.startsWith("Oops. Foul: Your front"), true);
+    assert.deepEqual(shows.alert(state, picked(state, "As")), { text: "", shown: false, foul: false, lockAnyway: false });
+    assert.equal(shows.alert(state, picked(state, "8d", "8c")).shown, false, "the house way is no foul");
   });
 
-  test("the labels: how many to pick, the card names without the engine, else the engine's", () => {
+  test("a foul refused by the server is said once (issue #19)", () => {
+    const detail = "Your front, a pair of aces, beats your back, a pair of eights. A foul loses: choose another setting, or lock anyway.";
+    const choices = { ...picked(frame(), "As", "Ah"), serverFoul: detail, lockTried: true };
+    for (const state of [frame(), frame({ you: { guide: undefined } })]) {
+      const { text, lockAnyway } = shows.alert(state, choices);
+      assert.equal(text.match(/A foul loses/g).length, 1, text);
+      assert.equal(text.match(/beats your back/g).length, 1, text);
+      assert.equal(lockAnyway, true);
+    }
+    assert.equal(shows.alert(frame({ you: { guide: undefined } }), choices).text, `Foul: ${detail}`);
+  });
+
+  test("the labels: how many to pick, then the guide's names from the first frame", () => {
     const state = frame();
-    assert.deepEqual(shows.labels(state, picked(state, "As"), { engineReady: true }),
+    assert.deepEqual(shows.labels(state, picked(state, "As")),
       { front: "Front: pick 1 more card", back: "Back: the other five cards" });
-    assert.equal(shows.labels(state, shows.freshChoices(3), { engineReady: true }).front, "Front: pick 2 more cards");
-    assert.equal(shows.labels(state, picked(state, "As", "Ah"), { engineReady: false }).front, "Front: Ace of spades and Ace of hearts");
-    assert.equal(shows.labels(state, picked(state, "As", "Ah"), { engineReady: true }), null);
-    const described = { front_name: "Pair of aces", back_name: "Pair of eights" };
-    assert.deepEqual(shows.labels(state, picked(state, "As", "Ah"), { engineReady: true, described }),
+    assert.equal(shows.labels(state, shows.freshChoices(3)).front, "Front: pick 2 more cards");
+    assert.deepEqual(shows.labels(state, picked(state, "As", "Ah")),
       { front: "Front: pair of aces", back: "Back: pair of eights" });
+    assert.deepEqual(shows.labels(state, picked(state, "Ks", "4d")),
+      { front: "Front: king-four", back: "Back: two pair, aces and eights" });
+    const bare = frame({ you: { guide: undefined } });
+    assert.equal(shows.labels(bare, picked(bare, "As", "Ah")).front, "Front: Ace of spades and Ace of hearts");
+  });
+
+  test("every one of the 21 fronts has its names and foul check in the guide", () => {
+    const state = frame();
+    for (let i = 0; i < 7; i += 1) {
+      for (let j = i + 1; j < 7; j += 1) {
+        const choices = picked(state, SEVEN[i], SEVEN[j]);
+        assert.ok(shows.guidedSetting(state, choices), `${SEVEN[i]} ${SEVEN[j]}`);
+        assert.doesNotMatch(shows.labels(state, choices).front, /of (spades|hearts)/);
+      }
+    }
   });
 
   test("betting: a proposal by either seat, the deal of an agreed stake, the rebet", () => {
@@ -216,6 +248,10 @@ describe("what the page shows", () => {
     assert.deepEqual(shows.luck(state, shows.freshChoices(3), true), { ask: true, text: `Luck: simulating ${LUCK_SAMPLES} opponents…` });
     assert.equal(shows.luck(state, { ...shows.freshChoices(3), luckAsked: true }, true), null);
     assert.deepEqual(shows.luck(state, shows.freshChoices(3), false), { text: "Luck: waiting for the engine…" });
+    assert.deepEqual(shows.luck(state, shows.freshChoices(3), "loading"), { text: "Luck: waiting for the engine…" });
+    assert.equal(shows.luck(state, shows.freshChoices(3), "ready").ask, true);
+    assert.deepEqual(shows.luck(state, shows.freshChoices(3), "failed"), { text: "Luck: not computed yet." },
+      "the engine note says why, once");
     const stored = revealed({ mine: { luck: "Luck 7.4 (6.9–7.9)" }, theirs: { luck: "Luck 5.0 (4.5–5.5)", luck_check: "passed" } });
     assert.deepEqual(shows.luck(stored, shows.freshChoices(3), true), { text: "Your hand: Luck 7.4 (6.9–7.9) · Dealer: Luck 5.0 (4.5–5.5)", mark: "stored" });
     const checking = revealed({ theirs: { luck: null, luck_check: "checking" } });
@@ -231,19 +267,40 @@ describe("what the page shows", () => {
       "Luck average: none yet · Skill total +0.5 over 3 hands (mean +0.17 per hand)");
   });
 
-  test("the coach against the house way", () => {
-    const house = { front: "8d 8c", back: "As Ah Ks 7h 4d", front_name: "Pair of eights", back_name: "Pair of aces", row: "two-pair" };
-    assert.deepEqual(shows.coachLines(house, null), [["Your setting is the house way: pair of eights in front, pair of aces behind.", "coach-same"]]);
-    const lines = shows.coachLines(house, {
-      mine: { front_name: "Pair of aces", back_name: "Pair of eights", foul: true }, front: { cmp: 1 }, back: { cmp: -1 },
-    });
+  test("the coach against the house way, from the frame's guide", () => {
+    const state = frame();
+    assert.deepEqual(shows.coachLines(state, picked(state, "As")), [[shows.COACH_PICK, ""]]);
+    assert.deepEqual(shows.coachLines(state, picked(state, "8c", "8d")),
+      [["Your setting is the house way: pair of eights in front, pair of aces behind.", "coach-same"]]);
+    const lines = shows.coachLines(state, picked(state, "As", "Ah"));
     assert.deepEqual(lines.map(([text]) => text), [
-      "The house way sets pair of eights in front and pair of aces behind (two-pair).",
+      "The house way sets pair of eights in front and pair of aces behind (two-pair-split).",
       "Your front gains: pair of aces beats the house way's pair of eights.",
       "Your back gives up: pair of eights instead of pair of aces.",
       "This setting is a foul: it loses whatever the other side holds.",
     ]);
     assert.equal(lines.at(-1)[1], "coach-foul");
+    assert.deepEqual(shows.coachLines(frame({ you: { guide: undefined } }), picked(state, "As", "Ah")), []);
+  });
+
+  test("the coach names the kicker when only a kicker differs (issue #19)", () => {
+    const state = frame({ you: { cards: KICKER.cards, guide: KICKER.guide } });
+    const lines = shows.coachLines(state, picked(state, "Qd", "7c")).map(([text]) => text);
+    assert.equal(lines[2], "Your back gains: pair of nines, king kicker instead of pair of nines, seven kicker.");
+    for (let i = 0; i < 7; i += 1) {
+      for (let j = i + 1; j < 7; j += 1) {
+        const back = shows.coachLines(state, picked(state, KICKER.cards[i], KICKER.cards[j]))[2]?.[0] ?? "";
+        const said = back.match(/^Your back (?:gains|gives up): (.+) instead of (.+)\.$/);
+        if (said) assert.notEqual(said[1], said[2], back);
+      }
+    }
+  });
+
+  test("after the lock the coach compares the locked setting", () => {
+    const state = frame({ you: { locked: true, front: ["Ks", "7h"], back: ["As", "Ah", "8d", "8c", "4d"], guide: LOCKED_GUIDE.guide } });
+    const lines = shows.coachLines(state, shows.freshChoices(3)).map(([text]) => text);
+    assert.equal(lines[1], "Your front gives up strength: king-seven against the house way's pair of eights.");
+    assert.equal(lines[2], "Your back gains: two pair, aces and eights instead of pair of aces.");
   });
 
   test("the explorer's rows mark the house way and the locked setting", () => {

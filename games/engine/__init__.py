@@ -21,6 +21,7 @@ from .choices import (
 )
 from .explore import Exploration, ExploredSetting, explore
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
+from .guide import Guide, GuidedSetting, guide_view, hand_guide
 from .hands import (
     Setting,
     SettingDescription,
@@ -67,6 +68,8 @@ __all__ = [
     "DealSnapshot",
     "Exploration",
     "ExploredSetting",
+    "Guide",
+    "GuidedSetting",
     "HouseWay",
     "LedgerDelta",
     "LuckEstimate",
@@ -89,7 +92,9 @@ __all__ = [
     "explore",
     "foul_reason",
     "front_name",
+    "guide_view",
     "half_up",
+    "hand_guide",
     "house_way",
     "is_foul",
     "ledger_delta",

@@ -12,6 +12,7 @@ from typing import Any, TextIO
 
 from .cards import parse_cards
 from .explore import explore
+from .guide import guide_view
 from .hands import (
     SettingDescription,
     all_settings,
@@ -122,6 +123,9 @@ OPS: dict[str, Callable[[Request], Request]] = {
     "settings": _all_settings,
     "luck_detail": _luck_detail,
     "explore": _explore,
+    # What the server sends a seat with its cards (engine.guide): names, fouls, coaching.
+    "guide": lambda r: guide_view(_cards(r, "cards"),
+                                  None if r.get("front") is None else _cards(r, "front")),
 }
 
 

@@ -2,12 +2,15 @@
 
 Hidden information (the other seat's cards and setting, the deck order and
 the secret) is left out of the dict entirely before the reveal, not blanked,
-so no serializer can leak it by accident.
+so no serializer can leak it by accident. A seat's own part also carries the
+guide of its own seven cards (``guide.guide_view``), never the other seat's.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from .guide import guide_view
 
 
 @dataclass(frozen=True)
@@ -40,8 +43,11 @@ def _opt(cards: tuple[str, ...] | None) -> list[str] | None:
 
 
 def _own(seat: SeatState) -> dict[str, object]:
+    # The guide (names, fouls, the house way, coaching) of the seat's own seven
+    # cards: all 21 settings while it chooses, its locked one after.
     return {"cards": list(seat.cards), "locked": seat.locked,
-            "front": _opt(seat.front), "back": _opt(seat.back)}
+            "front": _opt(seat.front), "back": _opt(seat.back),
+            "guide": guide_view(seat.cards, seat.front if seat.locked else None)}
 
 
 def _other(seat: SeatState, revealed: bool) -> dict[str, object]:
@@ -54,10 +60,16 @@ def _other(seat: SeatState, revealed: bool) -> dict[str, object]:
 def seat_view(snapshot: DealSnapshot, viewer: int | None) -> dict[str, object]:
     """JSON-ready data for seat ``viewer`` (0 or 1), or a spectator (None).
 
-    >>> snap = DealSnapshot((SeatState(("As",) * 7), SeatState(("Kd",) * 7)), False, "c0ffee")
+    >>> mine, theirs = "As Ah 8d 8c Ks 7h 4d".split(), "Kd Qd Jd 9c 5s 3h 2c".split()
+    >>> snap = DealSnapshot((SeatState(tuple(mine)), SeatState(tuple(theirs))), False, "c0ffee")
     >>> view = seat_view(snap, 0)
     >>> view["you"]["cards"][0], view["other"], "deck" in view
     ('As', {'locked': False}, False)
+
+    Only the seat's own part has a guide: its own seven cards, set 21 ways.
+
+    >>> len(view["you"]["guide"]["settings"]), view["you"]["guide"]["house_way"]["row"]
+    (21, 'two-pair-split')
     >>> seat_view(snap, None)
     {'seats': [{'locked': False}, {'locked': False}], 'revealed': False, 'commitment': 'c0ffee'}
     """

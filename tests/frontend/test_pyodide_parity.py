@@ -58,6 +58,9 @@ PAGE_REQUESTS: list[Any] = [
     {"op": "explore", "cards": HANDS[0], "mode": "solo", "side": "dealer", "samples": 120},
     {"op": "explore", "cards": HANDS[1], "mode": "friend", "samples": 120},
     {"op": "explore", "cards": HANDS[6].split(), "mode": "friend", "samples": 7},
+    # The server's guide (engine.guide) is the same engine on Python 3.14.
+    *({"op": "guide", "cards": cards} for cards in HANDS),
+    {"op": "guide", "cards": HANDS[0], "front": HANDS[0].split()[:2]},
 ]
 
 ERROR_REQUESTS: list[Any] = [
@@ -96,6 +99,8 @@ ERROR_REQUESTS: list[Any] = [
     {"op": "explore", "cards": HANDS[0], "mode": "solo", "samples": True},
     {"op": "explore", "cards": HANDS[0]},
     {"op": "explore", "cards": "As Ah 8d 8c Ks 7h", "mode": "solo"},
+    {"op": "guide", "cards": HANDS[0], "front": "2c 3c"},
+    {"op": "guide", "cards": "As Ah 8d 8c Ks 7h"},
 ]
 
 

@@ -175,6 +175,47 @@ async def test_no_message_of_either_side_leaks_before_the_reveal(
     await grace.close()
 
 
+def _guide_codes(frame: dict[str, Any]) -> set[str]:
+    guide = frame["deal"]["you"]["guide"]
+    seen = set(guide["house_way"]["front"] + guide["house_way"]["back"])
+    for setting in guide["settings"]:
+        seen.update(setting["front"])
+    return seen
+
+
+async def test_each_seat_gets_the_guide_of_its_own_seven_only(
+    player: User, friend: User, rig: Rig
+) -> None:
+    rig(deck_with(STRONG, WEAK))
+    _, ada, grace = await pair(player, friend)
+    await ada.send({"type": "stake", "amount": 5})
+    shown = (await grace.receive())["table"]["proposal"]
+    await grace.send({"type": "accept_stake", "amount": 5, "proposal": shown["id"]})
+    await ada.receive()
+    dealt_a = await ada.send({"type": "deal"})
+    dealt_g = await grace.receive()
+    assert len(dealt_a["deal"]["you"]["guide"]["settings"]) == 21
+    assert _guide_codes(dealt_a) <= set(STRONG.split())
+    assert _guide_codes(dealt_g) <= set(WEAK.split())
+    assert dealt_a["deal"]["you"]["guide"]["house_way"]["front"] == list(
+        engine.house_way(STRONG).setting.front)
+
+    locked_g = await grace.send({"type": "lock", "front": house_front(WEAK)})
+    told_a = await ada.receive()
+    assert [s.get("house_way") for s in locked_g["deal"]["you"]["guide"]["settings"]] == [True]
+    assert told_a["deal"]["other"] == {"locked": True}
+    assert len(told_a["deal"]["you"]["guide"]["settings"]) == 21
+
+    final_a = await ada.send({"type": "lock", "front": house_front(STRONG)})
+    final_g = await grace.receive()
+    for frame, mine in ((final_a, STRONG), (final_g, WEAK)):
+        assert "guide" not in frame["deal"]["other"]
+        assert len(frame["deal"]["you"]["guide"]["settings"]) == 1
+        assert _guide_codes(frame) <= set(mine.split())
+    await ada.close()
+    await grace.close()
+
+
 # --- presence ----------------------------------------------------------------------------
 
 

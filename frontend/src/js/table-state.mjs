@@ -1,7 +1,11 @@
 // What the table page shows, as pure functions of the server's state frame
 // (docs/protocol.md, "state") and the page's own choices for the deal in view.
-// No DOM, no socket, no engine: table-view.mjs draws what these return and
-// table.mjs wires them together. Tested by frontend/test/table-state.test.mjs.
+// Hand names, the foul warning, the house way and the coach come from the
+// frame's guide (deal.you.guide, computed by the engine on the server), so
+// they work from the first frame; the engine worker is only asked for luck
+// and the explorer. No DOM, no socket, no engine: table-view.mjs draws what
+// these return and table.mjs wires them together. Tested by
+// frontend/test/table-state.test.mjs.
 
 import { byRank, SUIT_SYMBOLS } from "./cards.mjs";
 import { LUCK_SAMPLES } from "./rules.mjs";
@@ -41,11 +45,11 @@ export function partWord(state, part) {
 // ---------------------------------------------------------------- choices
 
 /** The page's own choices: the cards picked for the front of the deal in
- * view, whether "Lock" was pressed on a foul, the foul sentences (the
- * engine's for the selection, the server's when it refused a lock), the
- * house way shown, whether luck was asked of the engine, and an error sentence. */
+ * view, whether "Lock" was pressed on a foul, the server's sentence when it
+ * refused a lock as a foul, the house way shown, whether luck was asked of
+ * the engine, and an error sentence. */
 export function freshChoices(deal = null) {
-  return { deal, selected: [], lockTried: false, foul: null, serverFoul: "", house: null, luckAsked: false, error: "" };
+  return { deal, selected: [], lockTried: false, serverFoul: "", house: null, luckAsked: false, error: "" };
 }
 
 /** The choices for the frame's deal: a new deal starts afresh. */
@@ -59,7 +63,7 @@ export function choosing(state) {
   return Boolean(deal && !deal.revealed && !deal.you.locked);
 }
 
-const reselected = (choices, selected) => ({ ...choices, selected, lockTried: false, serverFoul: "", foul: null });
+const reselected = (choices, selected) => ({ ...choices, selected, lockTried: false, serverFoul: "" });
 
 /** A click on a card: in or out of the front; a third card replaces the first. */
 export function toggled(choices, state, code) {
@@ -70,8 +74,14 @@ export function toggled(choices, state, code) {
   return reselected(choices, [selected[1], code]);
 }
 
-/** The house way picked for the front (the engine's house_way_detail). */
+/** The house way picked for the front: the guide's house_way ({front, row, reason, ...}). */
 export const withHouseWay = (choices, detail) => ({ ...reselected(choices, codes(detail.front)), house: detail });
+
+/** The frame's guide of this seat's own cards (docs/protocol.md, "guide"), or null. */
+export const guide = (state) => state.deal?.you?.guide ?? null;
+
+/** The house way of the deal in view while choosing (for the House way button), or null. */
+export const houseWay = (state) => (choosing(state) ? guide(state)?.house_way ?? null : null);
 
 /** The setting in view: the locked one, or the chosen front and the other five. */
 export function currentSetting(state, choices) {
@@ -81,6 +91,18 @@ export function currentSetting(state, choices) {
   if (choices.selected.length !== 2) return null;
   return { front: choices.selected, back: deal.you.cards.filter((c) => !choices.selected.includes(c)) };
 }
+
+/** The guide's row for the setting in view ({front, front_name, back_name,
+ * foul_reason, house_way, front_cmp, back_cmp, back_words?}), or null. */
+export function guidedSetting(state, choices) {
+  const setting = currentSetting(state, choices);
+  const rows = guide(state)?.settings;
+  if (!setting || !rows) return null;
+  return rows.find((row) => sameSet(codes(row.front), codes(setting.front))) ?? null;
+}
+
+/** Why the selection being chosen is a foul (the guide's sentence), or null. */
+export const foulOf = (state, choices) => (choosing(state) ? guidedSetting(state, choices)?.foul_reason ?? null : null);
 
 // ---------------------------------------------------------------- stale engine answers
 
@@ -204,18 +226,17 @@ export function settingRows(state, seat) {
   ];
 }
 
-/** The hand labels under the cards while choosing; `described` is the engine's describe answer. */
-export function labels(state, choices, { engineReady, described = null }) {
+/** The hand labels under the cards while choosing, named from the frame's guide. */
+export function labels(state, choices) {
   const setting = currentSetting(state, choices);
   if (!setting) {
     const more = 2 - choices.selected.length;
     return { front: `Front: pick ${plural(more, "more card")}`, back: "Back: the other five cards" };
   }
-  if (described) return { front: `Front: ${lower(described.front_name)}`, back: `Back: ${lower(described.back_name)}` };
-  if (!engineReady) {
-    return { front: `Front: ${setting.front.map((c) => cardName(state, c)).join(" and ")}`, back: "Back: the other five cards" };
-  }
-  return null; // asked: the answer fills them in
+  const named = guidedSetting(state, choices);
+  if (named) return { front: `Front: ${lower(named.front_name)}`, back: `Back: ${lower(named.back_name)}` };
+  // A frame without a guide (none is sent so): the cards by name.
+  return { front: `Front: ${setting.front.map((c) => cardName(state, c)).join(" and ")}`, back: "Back: the other five cards" };
 }
 
 /** The house way's reason, once it was picked for this deal. */
@@ -223,13 +244,21 @@ export function houseReason(state, choices) {
   return choosing(state) && choices.house ? `House way (${choices.house.row}): ${choices.house.reason}` : null;
 }
 
-/** The alert: the error sentence and the foul of the selection. */
+export const FOUL_CHOICE = "A foul loses the deal: choose another setting, or lock anyway.";
+
+/** The alert: the error sentence and the foul of the selection: the guide's
+ * reason, or else the server's refusal of the lock, which is already a whole
+ * sentence with its choice (shown as it is, never twice). */
 export function alert(state, choices) {
   const parts = [];
   if (choices.error) parts.push(choices.error);
-  const reason = choosing(state) && choices.selected.length === 2 ? choices.foul || choices.serverFoul || null : null;
-  if (reason) parts.push(`Foul: ${reason} A foul loses the deal: choose another setting, or lock anyway.`);
-  return { text: parts.join(" "), shown: parts.length > 0, foul: Boolean(reason), lockAnyway: Boolean(reason && choices.lockTried) };
+  const full = choosing(state) && choices.selected.length === 2;
+  const reason = full ? foulOf(state, choices) : null;
+  const server = full && !reason ? choices.serverFoul || "" : "";
+  if (reason) parts.push(`Foul: ${reason} ${FOUL_CHOICE}`);
+  else if (server) parts.push(`Foul: ${server}`);
+  const foul = Boolean(reason || server);
+  return { text: parts.join(" "), shown: parts.length > 0, foul, lockAnyway: foul && choices.lockTried };
 }
 
 /** The result after the reveal, or null. */
@@ -287,16 +316,24 @@ export function otherLuckText(state) {
 }
 
 /** The luck line: {text, mark} to show, {ask: true, text} to ask the engine,
- * or null to leave the line as it is (computing, or sent and awaiting the frame). */
-export function luck(state, choices, engineReady) {
+ * or null to leave the line as it is (computing, or sent and awaiting the frame).
+ * `engine` is "loading", "ready" or "failed" (true/false: ready or loading);
+ * when it failed the engine note says why once (ENGINE_UNAVAILABLE). */
+export function luck(state, choices, engine) {
   const deal = state.deal;
   if (!deal || !deal.revealed) return { text: "" };
   const mine = deal.results.you;
   if (mine.luck) return { text: `Your hand: ${mine.luck}${otherLuckText(state)}`, mark: "stored" };
   if (choices.luckAsked) return null;
-  if (!engineReady) return { text: "Luck: waiting for the engine…" };
+  if (engine === "failed") return { text: "Luck: not computed yet." };
+  if (engine !== true && engine !== "ready") return { text: "Luck: waiting for the engine…" };
   return { ask: true, text: `Luck: simulating ${LUCK_SAMPLES} opponents…` };
 }
+
+/** Said once when the engine worker could not load (or was refused): what still works, what waits. */
+export const ENGINE_UNAVAILABLE = "The engine did not load on this device: you can play on (hand names, "
+  + "foul warnings, House way and coaching all work), and luck and the setting explorer will run "
+  + "once it loads, for instance after a reload.";
 
 /** The luck line for the device's own estimate. */
 export const computedLuck = (state, estimate) => ({ text: `Your hand: ${estimate.label}${otherLuckText(state)}`, mark: "computed" });
@@ -315,26 +352,31 @@ export function commitmentText(state) {
   return deal ? `Deal ${deal.number} · stake ${deal.stake} · deck commitment ${deal.commitment}` : "";
 }
 
-/** The coach's comparison of a setting with the house way: [[text, className]].
- * `compared` is null when the setting is the house way, else the engine's
- * {mine: describe, front: compare_front, back: compare_back} answers. */
-export function coachLines(house, compared) {
+/** The coach's comparison of the setting in view with the house way, from
+ * the frame's guide: [[text, className]]; none without a guide. */
+export function coachLines(state, choices) {
+  const shown = guide(state);
+  if (!shown) return [];
+  if (!currentSetting(state, choices)) return [[COACH_PICK, ""]];
+  const mine = guidedSetting(state, choices);
+  if (!mine) return [];
+  const house = shown.house_way;
   const hwFront = lower(house.front_name);
   const hwBack = lower(house.back_name);
-  if (!compared) return [[`Your setting is the house way: ${hwFront} in front, ${hwBack} behind.`, "coach-same"]];
-  const { mine, front, back } = compared;
+  if (mine.house_way) return [[`Your setting is the house way: ${hwFront} in front, ${hwBack} behind.`, "coach-same"]];
   const myFront = lower(mine.front_name);
-  const myBack = lower(mine.back_name);
+  // The backs as the engine words them beside each other: the deciding kicker when the names tie.
+  const [myBack, houseBack] = mine.back_words ?? [lower(mine.back_name), hwBack];
   const lines = [[`The house way sets ${hwFront} in front and ${hwBack} behind (${house.row}).`, ""]];
-  lines.push([front.cmp > 0
+  lines.push([mine.front_cmp > 0
     ? `Your front gains: ${myFront} beats the house way's ${hwFront}.`
-    : front.cmp < 0 ? `Your front gives up strength: ${myFront} against the house way's ${hwFront}.`
+    : mine.front_cmp < 0 ? `Your front gives up strength: ${myFront} against the house way's ${hwFront}.`
       : `Your front, ${myFront}, matches the house way's.`, ""]);
-  lines.push([back.cmp < 0
-    ? `Your back gives up: ${myBack} instead of ${hwBack}.`
-    : back.cmp > 0 ? `Your back gains: ${myBack} instead of ${hwBack}.`
+  lines.push([mine.back_cmp < 0
+    ? `Your back gives up: ${myBack} instead of ${houseBack}.`
+    : mine.back_cmp > 0 ? `Your back gains: ${myBack} instead of ${houseBack}.`
       : `Your back, ${myBack}, matches the house way's.`, ""]);
-  if (mine.foul) lines.push(["This setting is a foul: it loses whatever the other side holds.", "coach-foul"]);
+  if (mine.foul_reason) lines.push(["This setting is a foul: it loses whatever the other side holds.", "coach-foul"]);
   return lines;
 }
 

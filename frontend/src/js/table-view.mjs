@@ -24,6 +24,7 @@ export function createView(doc = document) {
     hand: $("hand"), cards: $("cards"), lock: $("lock"), houseWay: $("house-way"), actions: $("actions"),
     houseReason: $("house-reason"), yourSetting: $("your-setting"), handHelp: $("hand-help"),
     frontLabel: $("front-label"), backLabel: $("back-label"), engineStatus: $("engine-status"),
+    engineNote: $("engine-note"),
     otherSetting: $("other-setting"), otherState: $("other-state"), otherTitle: $("other-title"),
     result: $("result"), luck: $("luck"), finished: $("finished"), commitment: $("commitment"),
     session: $("session-text"), coach: $("coach-compare"),
@@ -198,13 +199,13 @@ export function createView(doc = document) {
     el.cards.hidden = !choosing;
     if (choosing) {
       renderCards(page);
-      el.houseWay.disabled = !page.engineReady;
+      el.houseWay.disabled = !shows.houseWay(state);
       const reason = shows.houseReason(state, choices);
       if (reason) {
         el.houseReason.hidden = false;
         el.houseReason.textContent = reason;
       }
-      showLabels(shows.labels(state, choices, { engineReady: page.engineReady }));
+      showLabels(shows.labels(state, choices));
       return;
     }
     cardsKey = null;
@@ -297,11 +298,20 @@ export function createView(doc = document) {
     el.explorerOut.replaceChildren(wrap);
   }
 
-  function showEngine(ready, error = null) {
+  /** The engine loaded, or it did not: then `note` says so, once, in the engine note. */
+  function showEngine(ready, error = null, note = "") {
     el.root.dataset.engine = ready ? "ready" : "failed";
-    el.engineStatus.textContent = ready ? "Engine ready" : "Engine unavailable";
-    if (ready) el.engineStatus.classList.add("ok");
-    else el.engineStatus.title = String(error?.message ?? error);
+    if (ready) {
+      el.engineStatus.textContent = "Engine ready";
+      el.engineStatus.classList.add("ok");
+      return;
+    }
+    el.engineStatus.hidden = true;
+    if (el.engineNote) {
+      el.engineNote.textContent = note;
+      el.engineNote.title = String(error?.message ?? error);
+      el.engineNote.hidden = false;
+    }
   }
 
   /** Focus left with a control that went away (hidden, or it was <body>),

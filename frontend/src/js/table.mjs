@@ -1,15 +1,17 @@
 // The table client. The server is the authority for the table (stakes, deals,
 // locks, results, ledgers: docs/protocol.md) and sends each seat only what it
-// may see. The engine worker (engine-client.mjs, the same Python engine under
-// Pyodide) answers the page: hand names, the foul check, the house way, luck
-// after the reveal and the setting explorer.
+// may see, with the guide of its own cards (hand names, the foul check, the
+// house way and what the coach compares, computed by the engine on the
+// server): they work from the first frame. The engine worker (engine-client.mjs,
+// the same Python engine under Pyodide) runs what must run on the device: luck
+// after the reveal and the setting explorer. When it cannot load, the page
+// says so once and plays on; luck is computed and sent once it loads.
 //
 // This file wires three modules: table-transport.mjs (the socket: send()
 // returns a promise; unanswered messages are resent with the same id after a
 // reconnect), table-state.mjs (what the page shows, as pure functions of the
 // state frame and the page's choices) and table-view.mjs (the DOM).
 
-import { engineFromManifest } from "./engine-client.mjs";
 import * as shows from "./table-state.mjs";
 import { createTransport } from "./table-transport.mjs";
 import { createView } from "./table-view.mjs";
@@ -21,12 +23,14 @@ const facesUrl = el.root.dataset.facesUrl || "";
 const facesBase = () => (facesUrl && localStorage.getItem(FACES_KEY) === "pack" ? facesUrl : "");
 
 // Everything the page knows: the server's last frame, the page's choices for
-// the deal in view, whether the socket is live, the engine.
+// the deal in view, whether the socket is live, the engine ("loading", "ready"
+// or "failed").
 const page = {
   state: JSON.parse(document.getElementById("table-state").textContent),
   choices: shows.freshChoices(),
   live: false,
   engine: null,
+  engineState: "loading",
   engineReady: false,
   faces: facesBase(),
 };
@@ -68,6 +72,8 @@ function refused(error, quiet = []) {
     return;
   }
   if (error.error === "foul_unconfirmed") {
+    // The server's sentence is whole (its reason and the choice); the alert
+    // shows the guide's reason instead when it has one, never both.
     page.choices = { ...page.choices, lockTried: true, error: "", serverFoul: error.detail };
     view.renderAlert(page);
     view.focusLockAnyway();
@@ -83,33 +89,29 @@ function showError(text) {
 
 // ---------------------------------------------------------------- engine
 
+// The engine's client module is imported on its own, not with the page's: a
+// page whose engine files are refused or missing still plays from the frames.
 const engineStarted = performance.now();
-engineFromManifest({ staticUrl: el.root.dataset.staticUrl || "/static/" })
+import("./engine-client.mjs")
+  .then(({ engineFromManifest }) => engineFromManifest({ staticUrl: el.root.dataset.staticUrl || "/static/" }))
   .then((started) => {
     page.engine = started;
     return started.ready;
   })
   .then(() => {
     page.engineReady = true;
+    page.engineState = "ready";
     timings.engineReady = Math.round(performance.now() - engineStarted);
     performance.mark("paigow-engine-ready");
     view.showEngine(true);
     render();
   })
-  .catch((error) => view.showEngine(false, error));
-
-// Memoised engine answers: identical questions are asked once.
-const memo = new Map();
-function ask(request) {
-  if (!page.engineReady) return null;
-  const key = JSON.stringify(request);
-  if (!memo.has(key)) {
-    const promise = page.engine.run(request);
-    promise.catch(() => memo.delete(key));
-    memo.set(key, promise);
-  }
-  return memo.get(key);
-}
+  .catch((error) => {
+    // Said once; everything but luck and the explorer goes on from the frames.
+    page.engineState = "failed";
+    view.showEngine(false, error, shows.ENGINE_UNAVAILABLE);
+    render();
+  });
 
 /** The one guard against stale engine answers: `fresh()` is true while the
  * question asked now (about the deal, or the setting in view) is the page's. */
@@ -123,8 +125,7 @@ function asking(about) {
 function render() {
   page.choices = shows.forDeal(page.choices, page.state);
   view.render(page);
-  describeSetting();
-  renderCoach();
+  view.showCoach(shows.coachLines(page.state, page.choices));
   renderLuck();
   followPlay();
 }
@@ -139,56 +140,10 @@ function followPlay() {
   view.follow(target);
 }
 
-// The names of the chosen front and back, and the foul check, from the engine.
-function describeSetting() {
-  const setting = shows.choosing(page.state) && shows.currentSetting(page.state, page.choices);
-  const answer = setting && ask({ op: "describe", front: setting.front, back: setting.back });
-  if (!answer) return;
-  const fresh = asking("setting");
-  answer.then((described) => {
-    if (!fresh()) return;
-    view.showLabels(shows.labels(page.state, page.choices, { engineReady: true, described }));
-    const foul = described.foul ? described.foul_reason : null;
-    if (foul !== page.choices.foul) {
-      page.choices = { ...page.choices, foul };
-      view.renderAlert(page);
-    }
-  }).catch(() => {});
-}
-
-async function renderCoach() {
-  const { state, choices } = page;
-  if (!state.deal || !page.engineReady) {
-    view.showCoach([]);
-    return;
-  }
-  const fresh = asking("setting");
-  const setting = shows.currentSetting(state, choices);
-  try {
-    const house = await ask({ op: "house_way_detail", cards: state.deal.you.cards });
-    if (!setting) {
-      if (fresh()) view.showCoach([[shows.COACH_PICK, ""]]);
-      return;
-    }
-    let compared = null;
-    if (!shows.sameSet(shows.codes(house.front), setting.front)) {
-      const [mine, front, back] = await Promise.all([
-        ask({ op: "describe", front: setting.front, back: setting.back }),
-        ask({ op: "compare_front", a: setting.front, b: shows.codes(house.front) }),
-        ask({ op: "compare_back", a: setting.back, b: shows.codes(house.back) }),
-      ]);
-      compared = { mine, front, back };
-    }
-    if (fresh()) view.showCoach(shows.coachLines(house, compared));
-  } catch {
-    // The engine's answer is advice only; the table works without it.
-  }
-}
-
 // Luck after the reveal: computed on this device once, shown, and sent (the
 // transport keeps it until a socket is live).
 function renderLuck() {
-  const line = shows.luck(page.state, page.choices, page.engineReady);
+  const line = shows.luck(page.state, page.choices, page.engineState);
   if (!line) return;
   view.showLuck(line);
   if (!line.ask) return;
@@ -270,18 +225,15 @@ el.rebet.addEventListener("click", () => {
   send(shows.rebetMessage(page.state), { then: (frame) => shows.dealsAfter("rebet", frame) && dealNow() });
 });
 
-el.houseWay.addEventListener("click", async () => {
-  const answer = page.state.deal && ask({ op: "house_way_detail", cards: page.state.deal.you.cards });
-  if (!answer) return;
-  const fresh = asking("deal");
-  const detail = await answer;
-  if (fresh()) choose(shows.withHouseWay(page.choices, detail));
+el.houseWay.addEventListener("click", () => {
+  const house = shows.houseWay(page.state);
+  if (house) choose(shows.withHouseWay(page.choices, house));
 });
 
 el.lock.addEventListener("click", () => {
   const message = shows.lockMessage(page.state, page.choices);
   if (!message) return;
-  if (page.choices.foul) {
+  if (shows.foulOf(page.state, page.choices)) {
     // Explained already; a foul needs a second, explicit "Lock anyway".
     page.choices = { ...page.choices, lockTried: true };
     view.renderAlert(page);
