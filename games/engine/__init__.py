@@ -19,7 +19,17 @@ from .choices import (
     TABLE_STATUSES,
     choices,
 )
-from .explore import Exploration, ExploredSetting, explore
+from .explore import (
+    Exploration,
+    ExploredSetting,
+    ExplorerSetting,
+    ExploreSums,
+    SettingEstimate,
+    explore,
+    explore_estimates,
+    explore_settings,
+    explore_sums,
+)
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
 from .hands import (
     Setting,
@@ -66,13 +76,16 @@ __all__ = [
     "CardError",
     "DealSnapshot",
     "Exploration",
+    "ExploreSums",
     "ExploredSetting",
+    "ExplorerSetting",
     "HouseWay",
     "LedgerDelta",
     "LuckEstimate",
     "SeatState",
     "Setting",
     "SettingDescription",
+    "SettingEstimate",
     "Settlement",
     "all_settings",
     "answer",
@@ -87,6 +100,9 @@ __all__ = [
     "deck_commitment",
     "describe_setting",
     "explore",
+    "explore_estimates",
+    "explore_settings",
+    "explore_sums",
     "foul_reason",
     "front_name",
     "half_up",
