@@ -10,20 +10,21 @@ rewrite it with `.venv/bin/python -m tests.frontend.test_explorer_fixture`.
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 from games.engine import explore_estimates, explore_settings, explore_sums
 from games.engine.batch import answer
 
-FIXTURE = Path(__file__).resolve().parents[2] / "frontend" / "test" / "fixtures" / "explore-range.json"
+FIXTURE = Path(__file__).resolve().parents[2] / "frontend/test/fixtures/explore-range.json"
 CARDS = "7d 3h 6c As Jc Ts 4s"  # no pair: many settings close together
 REQUEST = {"op": "explore_range", "cards": CARDS, "mode": "solo", "side": "player"}
 STOPS = (0, 120, 1000)
 
 
 def current() -> dict[str, Any]:
-    chunks = [answer({**REQUEST, "start": a, "stop": b}) for a, b in zip(STOPS, STOPS[1:])]
+    chunks = [answer({**REQUEST, "start": a, "stop": b}) for a, b in pairwise(STOPS)]
     hw = next(k for k, s in enumerate(explore_settings(CARDS)) if s.house_way)
     estimates = {}
     for stop in STOPS[1:]:
