@@ -6,6 +6,12 @@ way) and is settled with the table's mode (solo: copies go to the dealer;
 fouls lose per rules §4). The house-way row therefore has exactly the luck
 counts of the hand. The opponents' house ways are computed once and reused
 for every setting, so exploring costs little more than one luck estimate.
+
+:func:`explore` answers one fixed number of samples. The page's progressive
+explorer uses :func:`explore_sums` instead: opponents ``start`` to ``stop`` of
+one stream per hand whose first 120 are luck's, with the sums the page adds
+up chunk by chunk, and :func:`explore_estimates` (each setting's 95% interval,
+and "tied with the best" from the paired difference) says what they show.
 """
 
 from __future__ import annotations
