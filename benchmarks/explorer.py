@@ -38,7 +38,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from games.engine import DECK, explore, explore_sums
+from games.engine import DECK, LUCK_SAMPLES, explore, explore_sums
 
 # The modules themselves (the package's names are their functions), for their caches.
 HOUSE_WAY = sys.modules["games.engine.house_way"]
@@ -49,9 +49,10 @@ BUDGET_MS = 2000
 def steps() -> list[int]:
     """The page's STEPS, read from explorer.mjs so the two never drift."""
     source = (REPO / "frontend/src/js/explorer.mjs").read_text(encoding="utf-8")
-    found = re.search(r"export const STEPS = \[([\d, ]+)\];", source)
+    found = re.search(r"export const STEPS = \[(LUCK_SAMPLES|\d+)((?:, \d+)+)\];", source)
     assert found, "explorer.mjs no longer defines STEPS"
-    return [int(n) for n in found.group(1).split(",")]
+    first = LUCK_SAMPLES if found.group(1) == "LUCK_SAMPLES" else int(found.group(1))
+    return [first, *(int(n) for n in found.group(2).split(",")[1:])]
 
 
 def hands(count: int) -> list[str]:

@@ -2,7 +2,7 @@
 // opponents, refined on this device chunk by chunk.
 //
 // The engine's op `explore_range` (games/engine/explore.py, explore_sums) plays
-// opponents [start, stop) of one stream per hand (the first 120 are exactly
+// opponents [start, stop) of one stream per hand (the first LUCK_SAMPLES are exactly
 // luck's, rules §6) against every setting and answers sums: each setting's
 // wins, pushes and losses, and products[s][t] = Σ y_s·y_t (y = 2 × score).
 // The page adds the chunks up (addChunk), so it knows, for every pair of
@@ -22,10 +22,11 @@
 // refining loop (given the engine's run()), then the DOM.
 
 import { byRank } from "./cards.mjs";
+import { LUCK_SAMPLES } from "./rules.mjs";
 import { codes, lower, sameSet, shortCard, side } from "./table-state.mjs";
 
-/** Opponents reached after each chunk: 120 (luck's own), then more and more. */
-export const STEPS = [120, 1000, 3000, 6000, 10000, 20000, 30000, 40000, 50000];
+/** Opponents reached after each chunk: luck's own LUCK_SAMPLES, then more and more. */
+export const STEPS = [LUCK_SAMPLES, 1000, 3000, 6000, 10000, 20000, 30000, 40000, 50000];
 
 /** z of a two-sided 95% interval (as luck's). */
 export const Z95 = 1.96;

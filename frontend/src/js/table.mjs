@@ -221,7 +221,7 @@ async function runExplorer() {
     onStep(opponents) {
       timings.explorer.push({ opponents, ms: Math.round(performance.now() - started) });
       if (timings.explore === null) {
-        timings.explore = Math.round(performance.now() - started); // the first table (120 opponents)
+        timings.explore = Math.round(performance.now() - started); // the first table (luck's opponents)
         performance.mark("paigow-explore");
       }
     },
