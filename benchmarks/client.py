@@ -7,7 +7,8 @@ Playwright, and reports:
   (the same browser context loading the page again: Pyodide and the engine zip
   come from the HTTP cache);
 - luck after the reveal, once the engine is warm (the worker's luck_detail);
-- the setting explorer (21 settings × 120 opponents).
+- the setting explorer's first table (21 settings × 120 opponents; the whole
+  refinement is measured by benchmarks/explorer.py).
 
     .venv/bin/python benchmarks/client.py [--rounds 3]
 """
@@ -91,7 +92,7 @@ def main() -> None:
     print(line("engine ready after page load, cold", cold))
     print(line("engine ready after page load, cached", cached))
     print(line("luck after the reveal (warm engine)", lucks))
-    print(line("setting explorer (21 × 120)", explores))
+    print(line("setting explorer, first table (21 × 120)", explores))
 
 
 if __name__ == "__main__":

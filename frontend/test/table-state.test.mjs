@@ -303,17 +303,8 @@ describe("what the page shows", () => {
     assert.equal(lines[2], "Your back gains: two pair, aces and eights instead of pair of aces.");
   });
 
-  test("the explorer's rows mark the house way and the locked setting", () => {
+  test("the explorer opens only after the lock", () => {
     const state = frame({ you: { locked: true, front: ["8d", "8c"], back: ["As", "Ah", "Ks", "7h", "4d"] } });
-    const setting = (front, back, over) => ({ front, back, front_name: "Pair of eights", back_name: "Two pair", expected: 0.5, wins: 60, pushes: 0, losses: 60, house_way: false, foul: false, ...over });
-    const rows = shows.explorerRows({ settings: [
-      setting("8c 8d", "As Ah Ks 7h 4d", { house_way: true, expected: 0.61234 }),
-      setting("As Ah", "8d 8c Ks 7h 4d", { foul: true }),
-      setting("Th JK", "8d 8c Ks 7h 4d", {}),
-    ] }, state);
-    assert.deepEqual(rows[0], { className: "house yours", cells: ["1", "8♦ 8♣ · pair of eights", "A♠ A♥ K♠ 7♥ 4♦ · two pair", "0.612 (house way, yours)", "60/0/60"] });
-    assert.deepEqual([rows[1].className, rows[1].cells[3]], ["", "0.500 (foul)"]);
-    assert.equal(rows[2].cells[1], "Joker 10♥ · pair of eights");
     assert.equal(shows.explorerOpen(state), true);
     assert.equal(shows.explorerOpen(frame()), false);
   });
@@ -382,13 +373,11 @@ describe("what the page shows", () => {
 });
 
 describe("what the page sends and asks", () => {
-  test("the engine's luck and explorer requests draw LUCK_SAMPLES opponents for this seat's side", () => {
+  test("the engine's luck request draws LUCK_SAMPLES opponents for this seat's side", () => {
     const state = frame();
     assert.deepEqual(shows.luckRequest(state), { op: "luck_detail", cards: SEVEN, mode: "solo", side: "player", samples: LUCK_SAMPLES });
     const dealer = frame({ seats: { you: { seat: 1, name: "ada", dealer: true, stack: 1, with_5: "1.00" } } });
-    assert.equal(shows.exploreRequest(dealer).side, "dealer");
-    assert.equal(shows.exploreRequest(dealer).samples, LUCK_SAMPLES);
-    assert.equal(shows.EXPLORING, `Simulating 21 settings × ${LUCK_SAMPLES} opponents…`);
+    assert.equal(shows.luckRequest(dealer).side, "dealer");
     assert.deepEqual(shows.luckMessage(3, { wins: 70, pushes: 10, losses: 40, label: "x" }), { type: "luck", deal: 3, wins: 70, pushes: 10, losses: 40 });
   });
 

@@ -19,7 +19,17 @@ from .choices import (
     TABLE_STATUSES,
     choices,
 )
-from .explore import Exploration, ExploredSetting, explore
+from .explore import (
+    Exploration,
+    ExploredSetting,
+    ExplorerSetting,
+    ExploreSums,
+    SettingEstimate,
+    explore,
+    explore_estimates,
+    explore_settings,
+    explore_sums,
+)
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
 from .guide import Guide, GuidedSetting, guide_view, hand_guide
 from .hands import (
@@ -67,7 +77,9 @@ __all__ = [
     "CardError",
     "DealSnapshot",
     "Exploration",
+    "ExploreSums",
     "ExploredSetting",
+    "ExplorerSetting",
     "Guide",
     "GuidedSetting",
     "HouseWay",
@@ -76,6 +88,7 @@ __all__ = [
     "SeatState",
     "Setting",
     "SettingDescription",
+    "SettingEstimate",
     "Settlement",
     "all_settings",
     "answer",
@@ -90,6 +103,9 @@ __all__ = [
     "deck_commitment",
     "describe_setting",
     "explore",
+    "explore_estimates",
+    "explore_settings",
+    "explore_sums",
     "foul_reason",
     "front_name",
     "guide_view",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from .cards import parse_cards
-from .explore import explore
+from .explore import explore, explore_settings, explore_sums
 from .guide import guide_view
 from .hands import (
     SettingDescription,
@@ -102,6 +102,18 @@ def _explore(r: Request) -> Request:
         for s in x.settings]}
 
 
+def _explore_range(r: Request) -> Request:
+    cards = _cards(r, "cards")
+    sums = explore_sums(cards, mode=_field(r, "mode"), side=r.get("side", "player"),
+                        start=_field(r, "start"), stop=_field(r, "stop"))
+    return {"start": sums.start, "stop": sums.stop, "settings": [
+        {"front": " ".join(s.front), "back": " ".join(s.back), "front_name": s.front_name,
+         "back_name": s.back_name, "foul": s.foul, "house_way": s.house_way,
+         "wins": sums.wins[k], "pushes": sums.pushes[k], "losses": sums.losses[k]}
+        for k, s in enumerate(explore_settings(cards))],
+        "products": [list(row) for row in sums.products]}
+
+
 def _settings(r: Request) -> dict[str, Any]:
     return {k: _cards(r, k) for k in ("front", "back", "other_front", "other_back")}
 
@@ -126,6 +138,9 @@ OPS: dict[str, Callable[[Request], Request]] = {
     # What the server sends a seat with its cards (engine.guide): names, fouls, coaching.
     "guide": lambda r: guide_view(_cards(r, "cards"),
                                   None if r.get("front") is None else _cards(r, "front")),
+    # Opponents [start, stop) of the explorer's stream (the first 120 are luck's),
+    # with the sums the page adds up chunk by chunk (engine.explore.explore_sums).
+    "explore_range": _explore_range,
 }
 
 

@@ -40,7 +40,8 @@ def random_hands(count: int, seed: int) -> list[str]:
 
 
 def test_the_page_ops_are_batch_ops() -> None:
-    assert {"describe", "house_way_detail", "settings", "luck_detail", "explore"} <= set(OPS)
+    assert {"describe", "house_way_detail", "settings", "luck_detail", "explore",
+            "explore_range"} <= set(OPS)
 
 
 # describe

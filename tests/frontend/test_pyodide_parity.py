@@ -61,6 +61,12 @@ PAGE_REQUESTS: list[Any] = [
     # The server's guide (engine.guide) is the same engine on Python 3.14.
     *({"op": "guide", "cards": cards} for cards in HANDS),
     {"op": "guide", "cards": HANDS[0], "front": HANDS[0].split()[:2]},
+    # The progressive explorer's chunks, in order (the stream continued) and not.
+    {"op": "explore_range", "cards": HANDS[0], "mode": "solo", "start": 0, "stop": 120},
+    {"op": "explore_range", "cards": HANDS[0], "mode": "solo", "start": 120, "stop": 1000},
+    {"op": "explore_range", "cards": HANDS[1], "mode": "solo", "side": "dealer", "start": 0,
+     "stop": 300},
+    {"op": "explore_range", "cards": HANDS[2], "mode": "friend", "start": 500, "stop": 700},
 ]
 
 ERROR_REQUESTS: list[Any] = [
@@ -101,6 +107,8 @@ ERROR_REQUESTS: list[Any] = [
     {"op": "explore", "cards": "As Ah 8d 8c Ks 7h", "mode": "solo"},
     {"op": "guide", "cards": HANDS[0], "front": "2c 3c"},
     {"op": "guide", "cards": "As Ah 8d 8c Ks 7h"},
+    {"op": "explore_range", "cards": HANDS[0], "mode": "solo", "start": 10, "stop": 5},
+    {"op": "explore_range", "cards": HANDS[0], "mode": "solo", "start": 0, "stop": 50_001},
 ]
 
 
@@ -161,7 +169,8 @@ def test_luck_covers_both_modes_and_sides(runs: dict[str, Any]) -> None:
 def test_page_ops_are_answered_in_pyodide(runs: dict[str, Any]) -> None:
     answered = {r["op"] for r, a in zip(runs["requests"], runs["node"], strict=True)
                 if isinstance(r, dict) and "error" not in a}
-    assert {"describe", "house_way_detail", "settings", "luck_detail", "explore"} <= answered
+    assert {"describe", "house_way_detail", "settings", "luck_detail", "explore",
+            "explore_range"} <= answered
     explores = [(r, a) for r, a in zip(runs["requests"], runs["node"], strict=True)
                 if isinstance(r, dict) and r.get("op") == "explore" and "error" not in a]
     assert {(r["mode"], r.get("side", "player")) for r, _ in explores} == {

@@ -385,35 +385,12 @@ export const COACH_PICK = "Pick two cards for the front to compare your setting 
 /** The explorer opens only after the lock, so it never plays a live hand for you. */
 export const explorerOpen = (state) => Boolean(state.deal && (state.deal.you.locked || state.deal.revealed));
 
-export const EXPLORING = `Simulating 21 settings × ${LUCK_SAMPLES} opponents…`;
-
-/** The explorer's rows: {className, cells} for each of the 21 settings. */
-export function explorerRows(answer, state) {
-  const mine = state.deal?.you.front ? codes(state.deal.you.front) : [];
-  return answer.settings.map((s, i) => {
-    const front = codes(s.front);
-    const yours = sameSet(front, mine);
-    const marks = [s.house_way && "house way", yours && "yours", s.foul && "foul"].filter(Boolean);
-    return {
-      className: [s.house_way && "house", yours && "yours"].filter(Boolean).join(" "),
-      cells: [
-        String(i + 1),
-        `${byRank(front).map(shortCard).join(" ")} · ${lower(s.front_name)}`,
-        `${byRank(codes(s.back)).map(shortCard).join(" ")} · ${lower(s.back_name)}`,
-        `${s.expected.toFixed(3)}${marks.length ? ` (${marks.join(", ")})` : ""}`,
-        `${s.wins}/${s.pushes}/${s.losses}`,
-      ],
-    };
-  });
-}
-
 // ---------------------------------------------------------------- what the page sends and asks
 
 /** The side whose luck this seat's hand is: the solo dealer's seat, or a player's. */
 export const side = (state) => (state.table.mode === "solo" && state.seats.you.dealer ? "dealer" : "player");
 
 export const luckRequest = (state) => ({ op: "luck_detail", cards: state.deal.you.cards, mode: state.table.mode, side: side(state), samples: LUCK_SAMPLES });
-export const exploreRequest = (state) => ({ op: "explore", cards: state.deal.you.cards, mode: state.table.mode, side: side(state), samples: LUCK_SAMPLES });
 export const luckMessage = (number, estimate) => ({ type: "luck", deal: number, wins: estimate.wins, pushes: estimate.pushes, losses: estimate.losses });
 
 /** A stake typed in: {amount} or {error}. */

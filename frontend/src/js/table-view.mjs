@@ -5,6 +5,7 @@
 // built-in faces). It sends nothing and asks the engine nothing (table.mjs does).
 
 import { buttonName, byRank, face, isRed } from "./cards.mjs";
+import { renderExplorer as drawExplorer } from "./explorer.mjs";
 import * as shows from "./table-state.mjs";
 
 function para(text, className = "") {
@@ -273,29 +274,9 @@ export function createView(doc = document) {
     el.explorerOut.replaceChildren(para(text));
   }
 
-  function showExplorer(number, rows) {
+  function showExplorer(number, model) {
     exploreFor = number;
-    const table = doc.createElement("table");
-    table.className = "explorer-table";
-    table.innerHTML = "<caption>Expected score (win 1, push ½, loss 0) of each setting</caption>"
-      + "<thead><tr><th scope='col'>#</th><th scope='col'>Front</th><th scope='col'>Back</th><th scope='col'>Expected</th><th scope='col'>W/P/L</th></tr></thead>";
-    const body = doc.createElement("tbody");
-    for (const { className, cells } of rows) {
-      const tr = doc.createElement("tr");
-      if (className) tr.className = className;
-      cells.forEach((text, j) => {
-        const td = doc.createElement(j === 0 ? "th" : "td");
-        if (j === 0) td.scope = "row";
-        td.textContent = text;
-        tr.append(td);
-      });
-      body.append(tr);
-    }
-    table.append(body);
-    const wrap = doc.createElement("div");
-    wrap.className = "table-scroll";
-    wrap.append(table);
-    el.explorerOut.replaceChildren(wrap);
+    drawExplorer(doc, el.explorerOut, model);
   }
 
   /** The engine loaded, or it did not: then `note` says so, once, in the engine note. */

@@ -12,6 +12,7 @@
 // reconnect), table-state.mjs (what the page shows, as pure functions of the
 // state frame and the page's choices) and table-view.mjs (the DOM).
 
+import * as explorer from "./explorer.mjs";
 import * as shows from "./table-state.mjs";
 import { createTransport } from "./table-transport.mjs";
 import { createView } from "./table-view.mjs";
@@ -36,7 +37,8 @@ const page = {
 };
 
 // Timings for benchmarks/client.py and anyone curious (performance marks too).
-const timings = (window.paigowTimings = { engineReady: null, luck: null, explore: null });
+// explorer: [{opponents, ms}] after each chunk, ms from the click.
+const timings = (window.paigowTimings = { engineReady: null, luck: null, explore: null, explorer: [] });
 
 // ---------------------------------------------------------------- socket
 
@@ -166,15 +168,30 @@ function renderLuck() {
     });
 }
 
+// The setting explorer (explorer.mjs): chunk after chunk of opponents, the
+// table drawn again after each; a new deal stops it.
+const refiner = explorer.createRefiner();
 async function runExplorer() {
   if (!page.state.deal || !page.engineReady) return;
-  view.explorerMessage(shows.EXPLORING);
+  const number = page.state.deal.number;
   const fresh = asking("deal");
   const started = performance.now();
-  const answer = await page.engine.run(shows.exploreRequest(page.state));
-  timings.explore = Math.round(performance.now() - started);
-  performance.mark("paigow-explore");
-  if (fresh()) view.showExplorer(page.state.deal.number, shows.explorerRows(answer, page.state));
+  timings.explore = null;
+  timings.explorer = [];
+  view.explorerMessage(explorer.statusText(null, false));
+  await refiner.refine({
+    run: (request) => page.engine.run(request),
+    base: explorer.exploreBase(page.state),
+    fresh,
+    show: (totals, done) => view.showExplorer(number, explorer.explorerModel(totals, page.state, { done })),
+    onStep(opponents) {
+      timings.explorer.push({ opponents, ms: Math.round(performance.now() - started) });
+      if (timings.explore === null) {
+        timings.explore = Math.round(performance.now() - started); // the first table (luck's opponents)
+        performance.mark("paigow-explore");
+      }
+    },
+  });
 }
 
 // ---------------------------------------------------------------- actions
