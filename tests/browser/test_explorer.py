@@ -9,6 +9,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from tests.browser.axe import blocking
 from tests.browser.test_table import deal, start_solo, wait_engine
 
 REFINED = 60_000  # ms: the explorer's later chunks on a slow, loaded CI machine
@@ -56,3 +57,19 @@ def test_the_explorer_refines_past_the_first_opponents_with_intervals_and_ties(
     expect(page.locator(".explorer-status")).to_contain_text(
         re.compile(r"^Done: 21 settings × 50,000 opponents; "), timeout=REFINED)
     expect(page.get_by_role("status").filter(has_text="Done: 21 settings")).to_have_count(1)
+
+
+def test_the_finished_explorer_fits_a_phone_and_passes_axe(contexts: Any, site: str) -> None:
+    page = contexts(width=375, height=812, has_touch=True, is_mobile=True).new_page()
+    start_solo(page, site)
+    deal(page)
+    wait_engine(page)
+    page.get_by_role("button", name="House way").tap()
+    page.get_by_role("button", name="Lock", exact=True).tap()
+    expect(page.get_by_role("status").first).to_contain_text(re.compile(r"Win|Push|Loss"))
+    page.get_by_role("button", name="Explore the 21 settings").tap()
+    expect(page.locator(".explorer-status")).to_contain_text(re.compile(r"^Done: "),
+                                                             timeout=REFINED)
+    # The page itself never scrolls sideways (a wide table may scroll in its own box).
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 375
+    assert blocking(page) == []

@@ -215,6 +215,10 @@ export function renderExplorer(doc, out, model) {
   table.append(caption, head, body);
   const wrap = doc.createElement("div");
   wrap.className = "table-scroll";
+  // On a phone the table scrolls sideways in its box: a keyboard must reach it.
+  wrap.tabIndex = 0;
+  wrap.setAttribute("role", "region");
+  wrap.setAttribute("aria-label", "The 21 settings, scrollable");
   wrap.append(table);
   out.replaceChildren(status, wrap);
 }
