@@ -94,6 +94,17 @@ def _outcome(hand: Hand) -> dict[str, Any]:
     }
 
 
+def _name_kickers(results: dict[str, Any], mine: Hand, theirs: Hand) -> None:
+    """Backs whose names tie ("pair of nines" against "pair of nines") get
+    ``back_words`` naming the kicker that decided."""
+    you, other = results["you"], results["other"]
+    if you["back_name"] != other["back_name"] or not (mine.back_cards and theirs.back_cards):
+        return
+    words = engine.backs_in_words(mine.back_cards, theirs.back_cards)
+    if words[0] != words[1]:
+        you["back_words"], other["back_words"] = words
+
+
 def luck_check(hand: Hand) -> str | None:
     """Where the hand's luck estimate stands: None (none recorded),
     "checking" (recorded, not checked yet), "passed" or "flagged" (the check
@@ -139,6 +150,7 @@ def deal_view(*, deal: Deal, viewer: int, hands: list[Hand] | None = None) -> di
     visible = list(mine.card_list)
     if deal.revealed:
         view["results"] = {"you": _outcome(mine), "other": _other_outcome(hands[1 - viewer])}
+        _name_kickers(view["results"], mine, hands[1 - viewer])
         view["links"] = deal_links(deal)
         visible = list(deal.deck)
     # Card names for people, only for cards this seat may see.

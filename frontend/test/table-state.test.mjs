@@ -242,6 +242,14 @@ describe("what the page shows", () => {
     assert.deepEqual(shows.settingRows(revealed(), "other")[0], { label: "Front", cards: ["Ks", "7h"], extra: "king high (win)" });
   });
 
+  test("the result names the kicker the server names when both backs have one name", () => {
+    const words = shows.result(revealed({
+      mine: { back_name: "Pair of nines", back_words: "pair of nines, king kicker", back_result: "win" },
+      theirs: { back_name: "Pair of nines", back_words: "pair of nines, seven kicker" },
+    }));
+    assert.match(words.parts, /Back: win, pair of nines, king kicker against pair of nines, seven kicker\./);
+  });
+
   test("luck: stored, asked once, waiting for the engine; the other seat's only once it passed", () => {
     assert.deepEqual(shows.luck(frame(), shows.freshChoices(3), true), { text: "" });
     const state = revealed();

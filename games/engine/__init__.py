@@ -31,7 +31,7 @@ from .explore import (
     explore_sums,
 )
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
-from .guide import Guide, GuidedSetting, guide_view, hand_guide
+from .guide import Guide, GuidedSetting, backs_in_words, guide_view, hand_guide
 from .hands import (
     Setting,
     SettingDescription,
@@ -94,6 +94,7 @@ __all__ = [
     "answer",
     "back_category",
     "back_name",
+    "backs_in_words",
     "best_five",
     "card_name",
     "choices",

@@ -87,6 +87,20 @@ def back_words(value: int, other: int) -> str:
     return f"{name}, {'-'.join(RANK_WORDS[r] for r in kickers)} {word}"
 
 
+def backs_in_words(mine: str | Iterable[str], theirs: str | Iterable[str]) -> tuple[str, str]:
+    """Two backs that met at a reveal, each as :func:`back_words` says it
+    beside the other: the deciding kicker is named when the names tie.
+
+    >>> backs_in_words("9s 9h Ks 5d 2c", "9d 9c 7s 5h 2d")
+    ('pair of nines, king kicker', 'pair of nines, seven kicker')
+    >>> backs_in_words("As Ah Ks 5d 2c", "9d 9c 7s 5h 2d")
+    ('pair of aces', 'pair of nines')
+    """
+    a = back_value_of(parse_indices(mine, count=5))
+    b = back_value_of(parse_indices(theirs, count=5))
+    return back_words(a, b), back_words(b, a)
+
+
 @dataclass(frozen=True)
 class GuidedSetting:
     """One of the 21 settings as the page shows it, compared with the house way.

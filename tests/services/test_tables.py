@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -570,3 +571,23 @@ def test_many_random_deals_keep_the_ledgers_consistent(player: User) -> None:
     table.refresh_from_db()
     assert table.deals_count >= 2
     assert Deal.objects.filter(table=table, status="revealed").count() == table.deals_count
+
+
+def test_the_result_names_the_kicker_when_both_backs_have_the_same_name(
+    player: User, play_solo: Callable[..., Any]
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    # Both backs are a pair of nines: the king beats the dealer's seven.
+    play_solo(player, table, "9s 9h Ks Qd 5d 3c 2h", "9d 9c Ts 8h 7s 4c 2d", front=["Qd", "5d"])
+    results = selectors.table_state(table_id=table.pk, seat_number=0)["deal"]["results"]
+    words = (results["you"]["back_words"], results["other"]["back_words"])
+    assert words == ("pair of nines, king kicker", "pair of nines, seven kicker")
+
+
+def test_the_result_leaves_the_words_out_when_the_names_tell_the_backs_apart(
+    player: User, play_solo: Callable[..., Any]
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    play_solo(player, table, "As Ah Ks Qd 5d 3c 2h", "9d 9c Ts 8h 7s 4c 2d", front=["Qd", "5d"])
+    results = selectors.table_state(table_id=table.pk, seat_number=0)["deal"]["results"]
+    assert "back_words" not in results["you"]

@@ -262,6 +262,9 @@ export function alert(state, choices) {
 }
 
 /** The result after the reveal, or null. */
+// A back as the result says it: with the deciding kicker when the names tie.
+const backWords = (side) => side.back_words ?? lower(side.back_name);
+
 export function result(state) {
   const deal = state.deal;
   if (!deal || !deal.revealed) return null;
@@ -272,7 +275,7 @@ export function result(state) {
     result: mine.result,
     headline: `${WORDS[mine.result]}${mine.foul ? ": your setting fouled" : ""}`,
     parts: `Front: ${partWord(state, mine.front_result)}, ${lower(mine.front_name)} against ${lower(theirs.front_name)}. `
-      + `Back: ${partWord(state, mine.back_result)}, ${lower(mine.back_name)} against ${lower(theirs.back_name)}.`,
+      + `Back: ${partWord(state, mine.back_result)}, ${backWords(mine)} against ${backWords(theirs)}.`,
     money: `Stake ${deal.stake}: ${delta} chips. Decision skill ${signed(mine.skill)}.`,
   };
 }
