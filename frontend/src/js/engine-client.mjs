@@ -1,7 +1,7 @@
 // The page's handle on the engine worker (engine-worker.mjs).
 //
 //   const engine = createEngine({ workerUrl, pyodideUrl, engineUrl });
-//   const { ms } = await engine.ready;                       // Pyodide + engine loaded
+//   const { ms, boot } = await engine.ready;                 // Pyodide + engine loaded
 //   const answer = await engine.call({ op: "luck", cards: "...", mode: "solo" });
 //
 // call() resolves with the engine's answer exactly as `python -m games.engine
@@ -21,10 +21,13 @@ function absolute(url) {
   return new URL(url, globalThis.location?.href).href;
 }
 
-export function createEngine({ workerUrl, pyodideUrl, engineUrl }) {
+export function createEngine({ workerUrl, pyodideUrl, engineUrl, snapshotUrl = null }) {
   const url = new URL(workerUrl, globalThis.location?.href);
   url.searchParams.set("pyodide", absolute(pyodideUrl));
   url.searchParams.set("engine", absolute(engineUrl));
+  // The engine's memory snapshot (build manifest "snapshot"): restored instead
+  // of booting Python; the worker falls back to booting when it is refused.
+  if (snapshotUrl) url.searchParams.set("snapshot", absolute(snapshotUrl));
   const worker = new Worker(url, { type: "module" });
   const pending = new Map();
   let nextId = 1;
@@ -95,5 +98,6 @@ export async function engineFromManifest({ staticUrl = "/static/", workerUrl } =
     workerUrl: workerUrl ?? new URL("js/engine-worker.mjs", base).href,
     pyodideUrl: new URL(manifest.pyodide, base).href,
     engineUrl: new URL(manifest.engine, base).href,
+    snapshotUrl: manifest.snapshot ? new URL(manifest.snapshot, base).href : null,
   });
 }

@@ -1,13 +1,22 @@
 // A module Web Worker that runs the game engine (games/engine) under Pyodide.
 //
 // Start it with the site's own URLs, either in the query string
-//   new Worker("/static/js/engine-worker.mjs?pyodide=/static/pyodide/314.0.7/&engine=/static/engine/engine-<hash>.zip",
-//              { type: "module" })
-// or, without a query string, by posting {type: "init", pyodideUrl, engineUrl} first.
-// Both URLs must be on the worker's own origin: nothing is ever fetched from a CDN.
+//   new Worker("/static/js/engine-worker.mjs?pyodide=/static/pyodide/314.0.7/&engine=/static/engine/engine-<hash>.zip"
+//              + "&snapshot=/static/engine/snapshot-<key>.bin", { type: "module" })
+// or, without a query string, by posting {type: "init", pyodideUrl, engineUrl, snapshotUrl} first.
+// Every URL must be on the worker's own origin: nothing is ever fetched from a CDN.
+//
+// With a snapshot URL the worker restores the engine's Pyodide memory snapshot
+// (made at build time: frontend/tools/engine-snapshot.mjs) instead of booting
+// Python and importing the engine. When the snapshot does not load, or Pyodide
+// or the engine's digest check refuses it, the worker boots Python as without
+// one ("fallback", with the reason, in the ready message and the console).
 //
 // Messages:
-//   worker -> page  {type: "ready", ms, pyodide, engine}        once loaded (ms: load time)
+//   worker -> page  {type: "ready", ms, pyodide, engine, boot, refused}
+//                                                              once loaded (ms: load time;
+//                                                              boot: "snapshot", "python" or
+//                                                              "fallback"; refused: why not)
 //                   {type: "error", error}                     when loading failed
 //   page -> worker  {id, request}                              request: {op: ..., ...}
 //   worker -> page  {id, answer}                               whatever the engine answered,
@@ -15,7 +24,7 @@
 //                   {id, error}                                the worker itself failed
 // Requests sent before "ready" wait for the load.
 
-import { answerWith, installEngine } from "./engine-core.mjs";
+import { answerWith, bootEngine } from "./engine-core.mjs";
 
 const started = performance.now();
 let handle = null;
@@ -32,31 +41,44 @@ function sameOrigin(value, what) {
   return url;
 }
 
-async function boot(pyodideUrl, engineUrl) {
-  const indexURL = sameOrigin(pyodideUrl, "Pyodide").href.replace(/\/?$/, "/");
-  const archiveURL = sameOrigin(engineUrl, "engine archive").href;
-  const archive = fetch(archiveURL, { credentials: "same-origin" }).then((response) => {
+function bytesOf(url, what) {
+  return fetch(url, { credentials: "same-origin" }).then((response) => {
     if (!response.ok) {
-      throw new Error(`The engine archive did not load (${response.status} ${archiveURL}).`);
+      throw new Error(`The ${what} did not load (${response.status} ${url}).`);
     }
     return response.arrayBuffer();
   });
+}
+
+async function boot(pyodideUrl, engineUrl, snapshotUrl) {
+  const indexURL = sameOrigin(pyodideUrl, "Pyodide").href.replace(/\/?$/, "/");
+  const archiveURL = sameOrigin(engineUrl, "engine archive").href;
+  const snapshotURL = snapshotUrl ? sameOrigin(snapshotUrl, "engine snapshot").href : null;
+  const archive = bytesOf(archiveURL, "engine archive");
+  const snapshot = snapshotURL ? bytesOf(snapshotURL, "engine snapshot") : null;
   const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
-  const pyodide = await loadPyodide({
+  const options = {
     indexURL,
     lockFileURL: new URL("pyodide-lock.json", indexURL).href,
     packageBaseUrl: indexURL,
     stdout: (text) => console.log(text),
     stderr: (text) => console.warn(text),
-  });
-  handle = installEngine(pyodide, await archive);
+  };
+  const booted = await bootEngine(loadPyodide, options, archive, snapshot);
+  handle = booted.handle;
+  if (booted.refused) {
+    console.warn(`The engine snapshot was refused, booting Python instead: ${booted.refused}`);
+  }
   const ms = Math.round(performance.now() - started);
-  self.postMessage({ type: "ready", ms, pyodide: pyodide.version, engine: archiveURL });
+  self.postMessage({
+    type: "ready", ms, pyodide: booted.pyodide.version, engine: archiveURL,
+    boot: booted.boot, refused: booted.refused,
+  });
 }
 
-function start(pyodideUrl, engineUrl) {
+function start(pyodideUrl, engineUrl, snapshotUrl) {
   if (booting === null) {
-    booting = boot(pyodideUrl, engineUrl);
+    booting = boot(pyodideUrl, engineUrl, snapshotUrl);
     booting.catch((error) => self.postMessage({ type: "error", error: String(error?.message ?? error) }));
   }
   return booting;
@@ -64,13 +86,13 @@ function start(pyodideUrl, engineUrl) {
 
 const params = new URL(self.location.href).searchParams;
 if (params.has("pyodide") || params.has("engine")) {
-  start(params.get("pyodide"), params.get("engine"));
+  start(params.get("pyodide"), params.get("engine"), params.get("snapshot"));
 }
 
 self.addEventListener("message", async (event) => {
   const data = event.data ?? {};
   if (data.type === "init") {
-    start(data.pyodideUrl, data.engineUrl);
+    start(data.pyodideUrl, data.engineUrl, data.snapshotUrl);
     return;
   }
   const { id, request } = data;
