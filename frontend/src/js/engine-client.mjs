@@ -7,7 +7,8 @@
 // call() resolves with the engine's answer exactly as `python -m games.engine
 // batch` would print it, including {error: sentence} for a bad request; use
 // run() to get a rejection instead. Both reject when the worker itself fails.
-// Or, from the build manifest: `const engine = await engineFromManifest();`.
+// Or, from the build manifest: `const engine = await engineFromManifest();`, or
+// the page's one engine, whoever asks first: `await sharedEngine()`.
 
 export class EngineError extends Error {
   constructor(message, answer = null) {
@@ -100,4 +101,19 @@ export async function engineFromManifest({ staticUrl = "/static/", workerUrl } =
     engineUrl: new URL(manifest.engine, base).href,
     snapshotUrl: manifest.snapshot ? new URL(manifest.snapshot, base).href : null,
   });
+}
+
+let shared = null;
+
+/**
+ * One engine for the page, started by whoever asks first: the table page's
+ * engine-start.mjs (an async module in its <head>, so the worker starts
+ * while the page still parses) or table.mjs, which then gets the same one.
+ */
+export function sharedEngine(options = {}) {
+  if (shared === null) {
+    performance.mark("paigow-engine-start"); // benchmarks/boot.py
+    shared = engineFromManifest(options);
+  }
+  return shared;
 }

@@ -51,8 +51,9 @@ export function installEngine(pyodide, archive) {
 // a heap of another build itself (its build id); the digest below refuses a
 // heap holding another engine archive.
 
-/** The Python global of a snapshot's heap naming the engine archive it holds. */
+/** The Python globals of a snapshot's heap: the engine archive it holds, its handle. */
 export const SNAPSHOT_DIGEST_NAME = "PAIGOW_ENGINE_SHA256";
+const SNAPSHOT_HANDLE_NAME = "PAIGOW_ENGINE_HANDLE";
 
 // Imports every module of the engine, so the heap holds them all.
 const IMPORT_ALL = String.raw`
@@ -76,24 +77,46 @@ export async function archiveDigest(archive) {
  * all of it, and return the heap as a snapshot (a Uint8Array).
  */
 export async function snapshotEngine(pyodide, archive) {
-  installEngine(pyodide, archive);
-  pyodide.runPython(IMPORT_ALL, { globals: pyodide.toPy({}) });
+  pyodide.unpackArchive(plainBytes(archive), "zip", { extractDir: ENGINE_DIR });
+  const namespace = pyodide.toPy({ ENGINE_DIR });
+  pyodide.runPython(GLUE, { globals: namespace });
+  pyodide.runPython(IMPORT_ALL, { globals: namespace });
+  pyodide.globals.set(SNAPSHOT_HANDLE_NAME, namespace.get("handle"));
+  namespace.destroy();
   pyodide.globals.set(SNAPSHOT_DIGEST_NAME, await archiveDigest(archive));
   return pyodide.makeMemorySnapshot();
 }
 
 /**
  * The engine of a Pyodide restored from a snapshot ({_loadSnapshot}): checks
- * that the heap holds exactly this archive (else throws), unpacks the archive
- * again (the file system is not part of the heap) and returns `handle(line)`.
+ * that the heap holds exactly the archive of `digest` (its SHA-256, else it
+ * throws) and returns `handle(line)`, the glue's own function from the heap.
+ * Every engine module is in the heap already (IMPORT_ALL) and the engine
+ * reads no files, so the archive need not be unpacked again.
  */
-export async function restoreEngine(pyodide, archive) {
+export function restoreEngine(pyodide, digest) {
   const held = pyodide.globals.get(SNAPSHOT_DIGEST_NAME);
-  const wanted = await archiveDigest(archive);
-  if (held !== wanted) {
-    throw new Error(`The snapshot holds engine ${String(held).slice(0, 12)}, not ${wanted.slice(0, 12)}.`);
+  if (held !== digest) {
+    throw new Error(`The snapshot holds engine ${String(held).slice(0, 12)}, not ${digest.slice(0, 12)}.`);
   }
-  return installEngine(pyodide, archive);
+  const handle = pyodide.globals.get(SNAPSHOT_HANDLE_NAME);
+  if (typeof handle !== "function") throw new Error("The snapshot holds no engine handle.");
+  return (line) => handle(line);
+}
+
+// A few requests that run the luck and the page's ops once, so the first
+// luck after a reveal does not pay for the first run's compiling (about
+// 135 ms against 70 in Node). Their answers are dropped.
+const WARM_UP = [
+  { op: "luck", cards: "As Ah 8d 8c Ks 7h 4d", mode: "solo" },
+  { op: "luck_detail", cards: "Kh Qh 9d 3d Kc 6c 4c", mode: "friend" },
+  { op: "house_way_detail", cards: "9s 2s Th 5h 2h Kd Kc" },
+  { op: "describe", front: "9s 9h", back: "Ks Qd 7c 4h 2s" },
+];
+
+/** Run the warm-up requests through `handle` (answers dropped). */
+export function warmUp(handle) {
+  for (const request of WARM_UP) handle(JSON.stringify(request));
 }
 
 /**
@@ -104,26 +127,37 @@ export async function restoreEngine(pyodide, archive) {
  * @param {object} options  loadPyodide's options (indexURL, ...)
  * @param {Promise<ArrayBuffer|Uint8Array>} archive  the engine archive's bytes
  * @param {Promise<ArrayBuffer|Uint8Array>|null} snapshot  the snapshot's bytes, or null
- * @returns {Promise<{pyodide, handle, boot, refused}>}  boot: "snapshot", "python" or
- *   "fallback" (a snapshot was given and refused: `refused` says why)
+ * @returns {Promise<{pyodide, handle, boot, refused, phases}>}  boot: "snapshot", "python"
+ *   or "fallback" (a snapshot was given and refused: `refused` says why); phases: ms
+ *   from the call to the snapshot's bytes, Pyodide loaded and the engine installed
  */
 export async function bootEngine(loadPyodide, options, archive, snapshot = null) {
   let refused = null;
+  const started = performance.now();
+  const phases = {}; // ms from the start of the boot: benchmarks/boot.py reports them
+  const lap = (name) => { phases[name] = Math.round(performance.now() - started); };
   if (snapshot) {
     // Pyodide awaits the bytes late; a failed fetch is a refusal, never unhandled.
-    Promise.resolve(snapshot).catch(() => {});
+    Promise.resolve(snapshot).then(() => lap("snapshotBytes"), () => {});
+    // The archive's digest while Pyodide restores the heap.
+    const digest = Promise.resolve(archive).then(archiveDigest);
+    digest.catch(() => {});
     try {
       const pyodide = await loadPyodide({ ...options, _loadSnapshot: snapshot });
-      return { pyodide, handle: await restoreEngine(pyodide, await archive), boot: "snapshot",
-        refused };
+      lap("pyodide");
+      const handle = restoreEngine(pyodide, await digest);
+      lap("engine");
+      return { pyodide, handle, boot: "snapshot", refused, phases };
     } catch (error) {
       refused = String(error?.message ?? error);
       await archive; // a missing archive fails the boot, with or without a snapshot
     }
   }
   const pyodide = await loadPyodide(options);
-  return { pyodide, handle: installEngine(pyodide, await archive),
-    boot: snapshot ? "fallback" : "python", refused };
+  lap("pyodide");
+  const handle = installEngine(pyodide, await archive);
+  lap("engine");
+  return { pyodide, handle, boot: snapshot ? "fallback" : "python", refused, phases };
 }
 
 // Pyodide wants a plain typed array (a Node Buffer is refused).

@@ -9,7 +9,7 @@
 // reconnect), table-state.mjs (what the page shows, as pure functions of the
 // state frame and the page's choices) and table-view.mjs (the DOM).
 
-import { engineFromManifest } from "./engine-client.mjs";
+import { sharedEngine } from "./engine-client.mjs";
 import * as shows from "./table-state.mjs";
 import { createTransport } from "./table-transport.mjs";
 import { createView } from "./table-view.mjs";
@@ -41,6 +41,10 @@ const transport = createTransport({
   url: `${scheme}://${location.host}/ws/tables/${el.root.dataset.tableId}/`,
   onState(frame) {
     const { type, id, replayed, ...state } = frame;
+    const before = page.state.deal;
+    if (state.deal?.revealed && !(before?.revealed && before.number === state.deal.number)) {
+      performance.mark("paigow-reveal"); // benchmarks/boot.py: reveal frame to luck shown
+    }
     page.state = state;
     page.live = true;
     page.choices = { ...page.choices, error: "" };
@@ -83,15 +87,21 @@ function showError(text) {
 
 // ---------------------------------------------------------------- engine
 
+// The worker was started by engine-start.mjs from the page's <head> (or is
+// started here, if that did not run): the same engine either way.
 const engineStarted = performance.now();
-engineFromManifest({ staticUrl: el.root.dataset.staticUrl || "/static/" })
+sharedEngine({ staticUrl: el.root.dataset.staticUrl || "/static/" })
   .then((started) => {
     page.engine = started;
     return started.ready;
   })
-  .then(() => {
+  .then((ready) => {
     page.engineReady = true;
     timings.engineReady = Math.round(performance.now() - engineStarted);
+    timings.engineBoot = ready.boot; // "snapshot", "python" or "fallback"
+    timings.workerMs = ready.ms;
+    timings.workerPhases = ready.phases;
+    timings.snapshotFrom = ready.snapshotFrom;
     performance.mark("paigow-engine-ready");
     view.showEngine(true);
     render();
@@ -191,6 +201,7 @@ function renderLuck() {
       performance.mark("paigow-luck");
       if (!fresh()) return;
       view.showLuck(shows.computedLuck(page.state, estimate));
+      performance.mark("paigow-luck-shown");
       send(shows.luckMessage(number, estimate), { quiet: ["luck_already_recorded"] });
     })
     .catch((error) => {
