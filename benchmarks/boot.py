@@ -61,10 +61,26 @@ BARE = """async ([indexURL, archiveURL, coreURL]) => {
 }"""
 
 
-KEPT = """async () => {
+# The snapshot the worker keeps after its ready, read back whole from the page
+# (an entry can be listed before its body is written).
+KEPT = """async (size) => {
     const store = await caches.open("paigow-engine-snapshot");
-    return (await store.keys()).length > 0;
+    const [request] = await store.keys();
+    if (!request) return false;
+    const kept = await store.match(request);
+    return Boolean(kept) && (await kept.arrayBuffer()).byteLength === size;
 }"""
+SNAPSHOT_SIZE = (REPO / "frontend" / "build" / MANIFEST["snapshot"]).stat().st_size
+
+
+def wait_kept(page: Any, seconds: float = 60) -> float:
+    """Wait until the worker has kept its snapshot in Cache Storage; returns the wait."""
+    started = time.monotonic()
+    while not page.evaluate(KEPT, SNAPSHOT_SIZE):
+        if time.monotonic() - started > seconds:
+            raise TimeoutError("the worker did not keep its snapshot in Cache Storage")
+        time.sleep(0.2)
+    return time.monotonic() - started
 
 
 class Traffic:
@@ -149,7 +165,7 @@ def one_round(playwright: Any, base: str, variant: str, deals: int) -> dict[str,
             row["first_from"] = first["from"]
             if first["boot"] == "snapshot":
                 # The worker keeps the snapshot after its ready (a player stays longer).
-                page.wait_for_function(KEPT, polling=100, timeout=60_000)
+                wait_kept(page)
             if variant == "no-cache-storage":
                 page.evaluate("() => caches.delete('paigow-engine-snapshot')")
             returning = Traffic()
@@ -263,7 +279,8 @@ def main() -> None:
     first_files = rows[0]["first_files"]
     biggest = sorted(first_files.items(), key=lambda item: -item[1][0])[:6]
     print("first visit's biggest responses (" + rows[0]["variant"] + "): " + ", ".join(
-        f"{path} {size / 1e6:.2f} MB {encoding or 'identity'}" for path, (size, encoding) in biggest))
+        f"{path} {size / 1e6:.2f} MB {encoding or 'identity'}"
+        for path, (size, encoding) in biggest))
     if options.json:
         options.json.write_text(json.dumps(rows, indent=1))
 

@@ -20,13 +20,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from pathlib import Path
 from typing import Any
-
-from django.http import HttpResponse
 from wsgiref.headers import Headers
 
-from whitenoise.responders import MissingFileError, StaticFile
+from django.http import HttpResponse
 from whitenoise.middleware import WhiteNoiseMiddleware
+from whitenoise.responders import MissingFileError, StaticFile
 
 from paigow_site.settings import *  # noqa: F403 - the site's settings, then the levers
 from paigow_site.settings import BASE_DIR, MIDDLEWARE, STATIC_URL
@@ -55,7 +55,7 @@ class LeverWhiteNoise(WhiteNoiseMiddleware):
         if "no-compression" not in LEVERS_OFF:
             return super().get_static_file(path, url, stat_cache=stat_cache)
         # WhiteNoise.get_static_file without the .br/.gz alternatives.
-        if stat_cache is None and not os.path.exists(path):
+        if stat_cache is None and not Path(path).exists():
             raise MissingFileError(path)
         headers = Headers([])
         self.add_mime_headers(headers, path, url)

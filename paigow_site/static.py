@@ -1,8 +1,9 @@
 """Which static files may be cached forever.
 
 Pyodide sits under a folder named for its pinned version, the engine
-archive carries a content hash and its memory snapshot a hash of what it holds, so a returning player's browser can keep both
-for a year and only the first visit pays the download. Whitenoise's own test
+archive carries a content hash and its memory snapshot a hash of what it
+holds, so a returning player's browser can keep them for a year and only the
+first visit pays the download. Whitenoise's own test
 (hashed names from collectstatic) still applies in production.
 """
 

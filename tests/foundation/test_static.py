@@ -104,10 +104,13 @@ def test_the_engine_snapshot_is_sent_compressed_and_cached_for_a_year(
     assert decoded(body, accept) == plain
 
 
+BROTLI_DECODE = ("process.stdout.write(require('zlib').brotliDecompressSync("
+                 "require('fs').readFileSync(0)))")
+
+
 def decoded(body: bytes, encoding: str) -> bytes:
     if encoding == "gzip":
         return gzip.decompress(body)
     return subprocess.run(
-        ["node", "-e", "process.stdout.write(require('zlib').brotliDecompressSync("
-         "require('fs').readFileSync(0)))"],
+        ["node", "-e", BROTLI_DECODE],
         input=body, capture_output=True, check=True).stdout
