@@ -68,7 +68,13 @@ KEPT = """async (size) => {
     const [request] = await store.keys();
     if (!request) return false;
     const kept = await store.match(request);
-    return Boolean(kept) && (await kept.arrayBuffer()).byteLength === size;
+    if (!kept) return false;
+    const { denseSnapshot } = await import("/static/js/engine-core.mjs");
+    try {
+        return denseSnapshot(await kept.arrayBuffer()).length === size;
+    } catch {
+        return false;
+    }
 }"""
 SNAPSHOT_SIZE = (REPO / "frontend" / "build" / MANIFEST["snapshot"]).stat().st_size
 

@@ -9,6 +9,7 @@
 // The worker restores it in a browser instead of booting Python (about 0.35 s
 // against 2–4 s): engine-worker.mjs, "snapshot" in the build manifest.
 
+import { webcrypto } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -30,6 +31,8 @@ function options(argv) {
   }
   return out;
 }
+
+globalThis.crypto ??= webcrypto; // Node 18 has WebCrypto, but not as a global
 
 /** Boot Pyodide from indexDir for a snapshot and return the engine's heap. */
 export async function makeSnapshot(indexDir, archive) {

@@ -29,7 +29,11 @@ export function createEngine({ workerUrl, pyodideUrl, engineUrl, snapshotUrl = n
   // The engine's memory snapshot (build manifest "snapshot"): restored instead
   // of booting Python; the worker falls back to booting when it is refused.
   if (snapshotUrl) url.searchParams.set("snapshot", absolute(snapshotUrl));
-  const worker = new Worker(url, { type: "module" });
+  return engineOf(new Worker(url, { type: "module" }));
+}
+
+/** The page's handle on a started worker (which has its URLs, or gets them by `init`). */
+function engineOf(worker) {
   const pending = new Map();
   let nextId = 1;
   let settle;
@@ -92,15 +96,27 @@ export function createEngine({ workerUrl, pyodideUrl, engineUrl, snapshotUrl = n
 /** Start the engine from build/manifest.json, served at {staticUrl}manifest.json. */
 export async function engineFromManifest({ staticUrl = "/static/", workerUrl } = {}) {
   const base = new URL(staticUrl, globalThis.location?.href);
-  const response = await fetch(new URL("manifest.json", base), { credentials: "same-origin" });
-  if (!response.ok) throw new EngineError(`The client manifest did not load (${response.status}).`);
-  const manifest = await response.json();
-  return createEngine({
-    workerUrl: workerUrl ?? new URL("js/engine-worker.mjs", base).href,
+  // The worker fetches its own modules while the manifest is fetched; its
+  // URLs follow in an init message, before any request can be sent.
+  const worker = new Worker(workerUrl ?? new URL("js/engine-worker.mjs", base).href,
+    { type: "module" });
+  let manifest;
+  try {
+    const response = await fetch(new URL("manifest.json", base), { credentials: "same-origin" });
+    if (!response.ok) throw new EngineError(`The client manifest did not load (${response.status}).`);
+    manifest = await response.json();
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+  const engine = engineOf(worker);
+  worker.postMessage({
+    type: "init",
     pyodideUrl: new URL(manifest.pyodide, base).href,
     engineUrl: new URL(manifest.engine, base).href,
     snapshotUrl: manifest.snapshot ? new URL(manifest.snapshot, base).href : null,
   });
+  return engine;
 }
 
 let shared = null;

@@ -66,9 +66,11 @@ for _module in pkgutil.walk_packages(games.engine.__path__, "games.engine."):
     importlib.import_module(_module.name)
 `;
 
-/** The SHA-256 of an archive's bytes, in hex (WebCrypto: in browsers and Node). */
+/** The SHA-256 of an archive's bytes, in hex (WebCrypto: secure contexts and Node 20). */
 export async function archiveDigest(archive) {
-  const hash = await globalThis.crypto.subtle.digest("SHA-256", plainBytes(archive));
+  const subtle = globalThis.crypto?.subtle;
+  if (!subtle) throw new Error("WebCrypto is missing here (a page that is not a secure context).");
+  const hash = await subtle.digest("SHA-256", plainBytes(archive));
   return Array.from(new Uint8Array(hash), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
@@ -158,6 +160,76 @@ export async function bootEngine(loadPyodide, options, archive, snapshot = null)
   const handle = installEngine(pyodide, await archive);
   lap("engine");
   return { pyodide, handle, boot: snapshot ? "fallback" : "python", refused, phases };
+}
+
+// ------------------------------------------------- a snapshot kept, sparse
+//
+// Half of a snapshot's heap is pages of zeros. The worker keeps it in Cache
+// Storage without them: a header (SPARSE_MAGIC, the heap's length, the page
+// size, the page count), one byte a page (1: stored), then the stored pages.
+// Reading 16 MB back instead of 31 is what the next visit waits for.
+
+const SPARSE_MAGIC = 0x50475331; // "PGS1"
+const SPARSE_PAGE = 65536;
+
+/** The snapshot without its zero pages (a Uint8Array). */
+export function sparseSnapshot(snapshot) {
+  const bytes = plainBytes(snapshot);
+  const pages = Math.ceil(bytes.length / SPARSE_PAGE);
+  const stored = new Uint8Array(pages);
+  let kept = 0;
+  for (let page = 0; page < pages; page++) {
+    const start = page * SPARSE_PAGE;
+    const end = Math.min(start + SPARSE_PAGE, bytes.length);
+    for (let at = start; at < end; at++) {
+      if (bytes[at] !== 0) {
+        stored[page] = 1;
+        kept += end - start;
+        break;
+      }
+    }
+  }
+  const header = 16;
+  const out = new Uint8Array(header + pages + kept);
+  new DataView(out.buffer).setUint32(0, SPARSE_MAGIC, true);
+  new DataView(out.buffer).setUint32(4, bytes.length, true);
+  new DataView(out.buffer).setUint32(8, SPARSE_PAGE, true);
+  new DataView(out.buffer).setUint32(12, pages, true);
+  out.set(stored, header);
+  let offset = header + pages;
+  for (let page = 0; page < pages; page++) {
+    if (!stored[page]) continue;
+    const start = page * SPARSE_PAGE;
+    const chunk = bytes.subarray(start, Math.min(start + SPARSE_PAGE, bytes.length));
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+/** The whole snapshot back from sparseSnapshot's bytes; throws on anything else. */
+export function denseSnapshot(sparse) {
+  const bytes = plainBytes(sparse);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 16 || view.getUint32(0, true) !== SPARSE_MAGIC) {
+    throw new Error("Not a kept snapshot.");
+  }
+  const length = view.getUint32(4, true);
+  const pageSize = view.getUint32(8, true);
+  const pages = view.getUint32(12, true);
+  if (pages !== Math.ceil(length / pageSize)) throw new Error("A kept snapshot with a bad header.");
+  const out = new Uint8Array(length);
+  let offset = 16 + pages;
+  for (let page = 0; page < pages; page++) {
+    if (!bytes[16 + page]) continue;
+    const start = page * pageSize;
+    const size = Math.min(pageSize, length - start);
+    if (offset + size > bytes.length) throw new Error("A kept snapshot cut short.");
+    out.set(bytes.subarray(offset, offset + size), start);
+    offset += size;
+  }
+  if (offset !== bytes.length) throw new Error("A kept snapshot with bytes to spare.");
+  return out;
 }
 
 // Pyodide wants a plain typed array (a Node Buffer is refused).
