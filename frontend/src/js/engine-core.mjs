@@ -47,7 +47,7 @@ export function installEngine(pyodide, archive) {
 // imported; the worker restores it instead of booting Python and importing
 // the engine again. The options are Pyodide's underscore-private
 // `_makeSnapshot`, `makeMemorySnapshot()` and `_loadSnapshot` of the pinned
-// 314.0.7 (frontend/test/engine-snapshot.test.mjs pins them). Pyodide refuses
+// 314.0.7 (tests/frontend/test_engine_snapshot.py pins them). Pyodide refuses
 // a heap of another build itself (its build id); the digest below refuses a
 // heap holding another engine archive.
 
