@@ -40,7 +40,8 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 	cd frontend && npm ci --no-audit --no-fund
 	@touch $@
 
-frontend/build/manifest.json: frontend/build.py frontend/node_modules/.installed $(ENGINE_SOURCES)
+frontend/build/manifest.json: frontend/build.py frontend/node_modules/.installed $(ENGINE_SOURCES) \
+  frontend/src/js/engine-core.mjs frontend/tools/engine-snapshot.mjs frontend/tools/precompress.mjs
 	@echo "==> building the browser client (Pyodide runtime + engine archive)"
 	$(PY) frontend/build.py
 

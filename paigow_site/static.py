@@ -1,8 +1,9 @@
 """Which static files may be cached forever.
 
-Pyodide sits under a folder named for its pinned version and the engine
-archive carries a content hash, so a returning player's browser can keep both
-for a year and only the first visit pays the download. Whitenoise's own test
+Pyodide sits under a folder named for its pinned version, the engine
+archive carries a content hash and its memory snapshot a hash of what it
+holds, so a returning player's browser can keep them for a year and only the
+first visit pays the download. Whitenoise's own test
 (hashed names from collectstatic) still applies in production.
 """
 
@@ -14,6 +15,7 @@ _IMMUTABLE = re.compile(
     r"(/pyodide/\d+\.\d+\.\d+/[^/]+$)"  # the pinned Pyodide runtime
     r"|(/vendor/[a-z0-9-]+-\d+\.\d+\.\d+/[^/]+$)"  # pinned npm libraries (uPlot)
     r"|(/engine/engine-[0-9a-f]{12}\.zip$)"  # the content-hashed engine archive
+    r"|(/engine/snapshot-[0-9a-f]{12}\.bin$)"  # its snapshot, named by what it holds
     r"|(\.[0-9a-f]{12}\.[A-Za-z0-9]+$)"  # collectstatic's manifest names
 )
 
@@ -24,6 +26,8 @@ def immutable_file(path: str, url: str) -> bool:
     >>> immutable_file("", "/static/pyodide/314.0.7/pyodide.asm.wasm")
     True
     >>> immutable_file("", "/static/engine/engine-79026ef1b417.zip")
+    True
+    >>> immutable_file("", "/static/engine/snapshot-82d7d0666752.bin")
     True
     >>> immutable_file("", "/static/vendor/uplot-1.6.32/uPlot.iife.min.js")
     True

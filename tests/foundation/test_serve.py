@@ -22,12 +22,13 @@ pytestmark = pytest.mark.slow
 MANIFEST = REPO / "frontend" / "build" / "manifest.json"
 
 
-def fetch(port: int, path: str) -> tuple[int, dict[str, str], bytes]:
+def fetch(port: int, path: str, accept: str = "identity") -> tuple[int, dict[str, str], bytes]:
     """One request as the TLS proxy in front would pass it (X-Forwarded-Proto),
     without following redirects."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     try:
-        connection.request("GET", path, headers={"X-Forwarded-Proto": "https"})
+        connection.request("GET", path, headers={"X-Forwarded-Proto": "https",
+                                                 "Accept-Encoding": accept})
         response = connection.getresponse()
         return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
     finally:
@@ -77,6 +78,16 @@ def test_make_serve_runs_the_site_in_production_mode(clean_env: dict[str, str]) 
         assert status == 200
         assert headers["content-type"] == "application/wasm"
         assert wasm[:4] == b"\0asm"
+        # Compressed copies from collectstatic (gzip) and the client build (brotli).
+        for accept in ("gzip", "br"):
+            status, headers, _ = fetch(port, f"/static/{pyodide}pyodide.asm.wasm", accept)
+            assert (status, headers.get("content-encoding")) == (200, accept)
+            assert headers["content-type"] == "application/wasm"
+        snapshot = json.loads(MANIFEST.read_text()).get("snapshot")
+        assert snapshot, "the client build made no engine snapshot"
+        status, headers, _ = fetch(port, f"/static/{snapshot}", "br")
+        assert (status, headers.get("content-encoding")) == (200, "br")
+        assert "immutable" in headers["cache-control"]
         assert fetch(port, "/no-such-page/")[0] == 404  # not a 500: the error page renders
     finally:
         os.killpg(server.pid, signal.SIGTERM)

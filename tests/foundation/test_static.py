@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import subprocess
 
 import pytest
 from django.test import Client
@@ -58,3 +60,57 @@ def test_the_pinned_runtime_and_engine_are_cached_for_a_year(client: Client) -> 
 def test_unversioned_files_are_revalidated(client: Client) -> None:
     response = client.get("/static/css/site.css")
     assert "immutable" not in response.get("Cache-Control", "")
+
+
+def served(client: Client, path: str, accept: str) -> tuple[object, bytes]:
+    response = client.get(f"/static/{path}", headers={"accept-encoding": accept})
+    assert response.status_code == 200, path
+    return response, streamed(response)
+
+
+@pytest.mark.parametrize(("accept", "encoding"), [("gzip, deflate", "gzip"),
+                                                  ("gzip, deflate, br", "br")])
+def test_webassembly_is_sent_compressed_to_a_browser_that_accepts_it(
+    client: Client, accept: str, encoding: str
+) -> None:
+    """The build's precompressed copies, whitenoise choosing by Accept-Encoding."""
+    path = f"{manifest()['pyodide']}pyodide.asm.wasm"
+    response, body = served(client, path, accept)
+    assert response["Content-Encoding"] == encoding
+    assert response["Content-Type"] == "application/wasm"
+    assert "Accept-Encoding" in response["Vary"]
+    plain = (REPO / "frontend" / "build" / path).read_bytes()
+    assert decoded(body, encoding) == plain
+
+
+def test_webassembly_is_sent_whole_to_a_client_that_accepts_no_encoding(client: Client) -> None:
+    path = f"{manifest()['pyodide']}pyodide.asm.wasm"
+    response, body = served(client, path, "identity")
+    assert "Content-Encoding" not in response
+    assert body[:4] == b"\0asm"
+
+
+@pytest.mark.parametrize("accept", ["gzip", "br"])
+def test_the_engine_snapshot_is_sent_compressed_and_cached_for_a_year(
+    client: Client, accept: str
+) -> None:
+    path = manifest().get("snapshot")
+    assert path, "the client build made no engine snapshot"
+    response, body = served(client, path, accept)
+    assert response["Content-Encoding"] == accept
+    assert "immutable" in response["Cache-Control"]
+    plain = (REPO / "frontend" / "build" / path).read_bytes()
+    assert len(body) < len(plain) // 4
+    assert decoded(body, accept) == plain
+
+
+BROTLI_DECODE = ("process.stdout.write(require('zlib').brotliDecompressSync("
+                 "require('fs').readFileSync(0)))")
+
+
+def decoded(body: bytes, encoding: str) -> bytes:
+    if encoding == "gzip":
+        return gzip.decompress(body)
+    return subprocess.run(
+        ["node", "-e", BROTLI_DECODE],
+        input=body, capture_output=True, check=True).stdout

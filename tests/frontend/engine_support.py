@@ -57,7 +57,7 @@ def node_path() -> str:
     return node
 
 
-def _build_module() -> Any:
+def build_module() -> Any:
     spec = importlib.util.spec_from_file_location("frontend_build", FRONTEND / "build.py")
     assert spec is not None
     assert spec.loader is not None
@@ -81,7 +81,7 @@ def ensure_build() -> dict[str, str]:
     manifest: dict[str, str] = json.loads((BUILD / "manifest.json").read_text())
     archive = BUILD / manifest["engine"]
     assert archive.is_file(), archive
-    assert archive.read_bytes() == _build_module().engine_archive(), (
+    assert archive.read_bytes() == build_module().engine_archive(), (
         "the engine archive in the build differs from games/engine in this checkout")
     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip"):
         assert (BUILD / manifest["pyodide"] / name).is_file(), name
@@ -128,13 +128,25 @@ def batch_cpython(requests: list[Any]) -> list[Any]:
     return [json.loads(line) for line in run.stdout.splitlines()]
 
 
-def batch_node(requests: list[Any]) -> tuple[list[Any], str]:
-    """Answers of the Node/Pyodide harness to the same requests, and its stderr."""
+def batch_node(
+    requests: list[Any], *, snapshot: bool | Path = False, build: Path = BUILD
+) -> tuple[list[Any], str]:
+    """Answers of the Node/Pyodide harness to the same requests, and its stderr.
+
+    With ``snapshot`` the harness boots as the worker does from the build's
+    memory snapshot (True) or from that file, falling back to booting Python
+    when it is refused; its stderr says ``(boot: snapshot|python|fallback)``.
+    """
     node = node_path()
-    ensure_build()
+    manifest = ensure_build()
+    if snapshot is True and "snapshot" not in manifest:
+        missing("the client build made no engine snapshot (frontend/build.py said why)")
     stdin = "".join((r if isinstance(r, str) else json.dumps(r, ensure_ascii=False)) + "\n"
                     for r in requests)
-    run = subprocess.run([node, str(NODE_HARNESS), "--timing", "--build", str(BUILD)], input=stdin,
+    command = [node, str(NODE_HARNESS), "--timing", "--build", str(build)]
+    if snapshot:
+        command += ["--snapshot"] + ([] if snapshot is True else [str(snapshot)])
+    run = subprocess.run(command, input=stdin,
                          capture_output=True, text=True, cwd=REPO, timeout=600, encoding="utf-8",
                          check=False)
     assert run.returncode == 0, run.stderr

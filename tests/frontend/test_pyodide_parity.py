@@ -4,7 +4,9 @@ One fixed set of requests goes through `python -m games.engine batch` and
 through frontend/tools/engine-node.mjs, which loads the built Pyodide runtime and
 the served engine archive through the Web Worker's own glue
 (frontend/src/js/engine-core.mjs). Answers must be identical, luck counts,
-explorer tallies, floats and error sentences included. The page-facing ops
+explorer tallies, floats and error sentences included. Every test runs twice:
+with Python booted and the engine imported, and with the engine restored from
+the build's memory snapshot (the worker's path when the manifest names one). The page-facing ops
 (describe, house_way_detail, settings, luck_detail, explore) are batch ops like
 the rest.
 """
@@ -121,18 +123,27 @@ def sampled() -> list[tuple[str, dict[str, Any]]]:
 
 
 @pytest.fixture(scope="module")
-def runs(sampled: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
+def cpython_runs(sampled: list[tuple[str, dict[str, Any]]]) -> dict[str, Any]:
     requests = [vector_request(name, line) for name, line in sampled]
     requests += luck_requests() + PAGE_REQUESTS + ERROR_REQUESTS
-    node, stderr = batch_node(requests)
-    return {
-        "requests": requests, "cpython": batch_cpython(requests), "node": node, "stderr": stderr
-    }
+    return {"requests": requests, "cpython": batch_cpython(requests)}
+
+
+@pytest.fixture(scope="module", params=["python", "snapshot"])
+def runs(request: pytest.FixtureRequest, cpython_runs: dict[str, Any]) -> dict[str, Any]:
+    boot = request.param
+    node, stderr = batch_node(cpython_runs["requests"], snapshot=boot == "snapshot")
+    return {**cpython_runs, "node": node, "stderr": stderr, "boot": boot}
 
 
 def test_every_request_gets_one_answer(runs: dict[str, Any]) -> None:
     assert len(runs["cpython"]) == len(runs["requests"]) == len(runs["node"])
     assert "loaded in" in runs["stderr"], runs["stderr"]
+
+
+def test_the_engine_booted_the_way_asked(runs: dict[str, Any]) -> None:
+    # A refused snapshot would fall back to booting Python and still answer.
+    assert f"(boot: {runs['boot']})" in runs["stderr"], runs["stderr"]
 
 
 def test_pyodide_answers_equal_cpython_batch(runs: dict[str, Any]) -> None:

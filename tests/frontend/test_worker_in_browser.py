@@ -103,6 +103,8 @@ def test_worker_answers_like_cpython_without_leaving_the_site(site: str, guarded
     wall = time.perf_counter() - started
     status = page.locator("#status")
     assert status.get_attribute("data-state") == "done", (status.text_content(), guarded.console)
+    # The build's memory snapshot, made in Node, restores in Chromium's worker.
+    assert status.get_attribute("data-boot") == "snapshot", (status.text_content(), guarded.console)
     print(f"\nChromium: {status.text_content()} (page open to answers: {wall:.1f} s)")
 
     results: list[dict[str, Any]] = json.loads(page.locator("#results").text_content() or "[]")
@@ -128,6 +130,7 @@ def test_worker_answers_like_cpython_without_leaving_the_site(site: str, guarded
         f"{pyodide}pyodide.asm.mjs": "text/javascript",
         f"{pyodide}pyodide.asm.wasm": "application/wasm",
         f"/static/{manifest['engine']}": "application/zip",
+        f"/static/{manifest['snapshot']}": "application/octet-stream",
     }
     for path, content_type in expected_types.items():
         assert path in guarded.responses, (path, sorted(guarded.responses))
@@ -194,4 +197,34 @@ def test_a_missing_archive_rejects_ready_and_calls(site: str, guarded: Guarded) 
     )
     assert "did not load (404" in outcome["ready"], outcome
     assert "did not load (404" in outcome["call"], outcome
+    assert guarded.offsite == []
+
+
+@pytest.mark.parametrize("snapshot", ["engine/snapshot-000000000000.bin", "css/site.css"])
+def test_a_refused_snapshot_falls_back_to_booting_python(
+    site: str, guarded: Guarded, snapshot: str
+) -> None:
+    """A missing snapshot (404) or bytes that are not one: the worker boots Python."""
+    manifest = ensure_build()
+    page = guarded.page
+    page.goto(f"{site}/static/js/engine-selftest.html")
+    outcome = page.evaluate(
+        """async ([manifest, snapshot]) => {
+            const { createEngine } = await import("/static/js/engine-client.mjs");
+            const engine = createEngine({ workerUrl: "/static/js/engine-worker.mjs",
+                                          pyodideUrl: "/static/" + manifest.pyodide,
+                                          engineUrl: "/static/" + manifest.engine,
+                                          snapshotUrl: "/static/" + snapshot });
+            const ready = await engine.ready;
+            const answer = await engine.call({ op: "house_way", cards: "As Ah 8d 8c Ks 7h 4d" });
+            engine.terminate();
+            return { boot: ready.boot, refused: ready.refused, answer };
+        }""",
+        [manifest, snapshot],
+    )
+    assert outcome["boot"] == "fallback", outcome
+    assert outcome["refused"], outcome
+    assert [outcome["answer"]] == batch_cpython([{"op": "house_way",
+                                                  "cards": "As Ah 8d 8c Ks 7h 4d"}])
+    assert any("snapshot was refused" in line for line in guarded.console), guarded.console
     assert guarded.offsite == []

@@ -1,13 +1,14 @@
 // The page's handle on the engine worker (engine-worker.mjs).
 //
 //   const engine = createEngine({ workerUrl, pyodideUrl, engineUrl });
-//   const { ms } = await engine.ready;                       // Pyodide + engine loaded
+//   const { ms, boot } = await engine.ready;                 // Pyodide + engine loaded
 //   const answer = await engine.call({ op: "luck", cards: "...", mode: "solo" });
 //
 // call() resolves with the engine's answer exactly as `python -m games.engine
 // batch` would print it, including {error: sentence} for a bad request; use
 // run() to get a rejection instead. Both reject when the worker itself fails.
-// Or, from the build manifest: `const engine = await engineFromManifest();`.
+// Or, from the build manifest: `const engine = await engineFromManifest();`, or
+// the page's one engine, whoever asks first: `await sharedEngine()`.
 
 export class EngineError extends Error {
   constructor(message, answer = null) {
@@ -21,11 +22,18 @@ function absolute(url) {
   return new URL(url, globalThis.location?.href).href;
 }
 
-export function createEngine({ workerUrl, pyodideUrl, engineUrl }) {
+export function createEngine({ workerUrl, pyodideUrl, engineUrl, snapshotUrl = null }) {
   const url = new URL(workerUrl, globalThis.location?.href);
   url.searchParams.set("pyodide", absolute(pyodideUrl));
   url.searchParams.set("engine", absolute(engineUrl));
-  const worker = new Worker(url, { type: "module" });
+  // The engine's memory snapshot (build manifest "snapshot"): restored instead
+  // of booting Python; the worker falls back to booting when it is refused.
+  if (snapshotUrl) url.searchParams.set("snapshot", absolute(snapshotUrl));
+  return engineOf(new Worker(url, { type: "module" }));
+}
+
+/** The page's handle on a started worker (which has its URLs, or gets them by `init`). */
+function engineOf(worker) {
   const pending = new Map();
   let nextId = 1;
   let settle;
@@ -88,12 +96,40 @@ export function createEngine({ workerUrl, pyodideUrl, engineUrl }) {
 /** Start the engine from build/manifest.json, served at {staticUrl}manifest.json. */
 export async function engineFromManifest({ staticUrl = "/static/", workerUrl } = {}) {
   const base = new URL(staticUrl, globalThis.location?.href);
-  const response = await fetch(new URL("manifest.json", base), { credentials: "same-origin" });
-  if (!response.ok) throw new EngineError(`The client manifest did not load (${response.status}).`);
-  const manifest = await response.json();
-  return createEngine({
-    workerUrl: workerUrl ?? new URL("js/engine-worker.mjs", base).href,
+  // The worker fetches its own modules while the manifest is fetched; its
+  // URLs follow in an init message, before any request can be sent.
+  const worker = new Worker(workerUrl ?? new URL("js/engine-worker.mjs", base).href,
+    { type: "module" });
+  let manifest;
+  try {
+    const response = await fetch(new URL("manifest.json", base), { credentials: "same-origin" });
+    if (!response.ok) throw new EngineError(`The client manifest did not load (${response.status}).`);
+    manifest = await response.json();
+  } catch (error) {
+    worker.terminate();
+    throw error;
+  }
+  const engine = engineOf(worker);
+  worker.postMessage({
+    type: "init",
     pyodideUrl: new URL(manifest.pyodide, base).href,
     engineUrl: new URL(manifest.engine, base).href,
+    snapshotUrl: manifest.snapshot ? new URL(manifest.snapshot, base).href : null,
   });
+  return engine;
+}
+
+let shared = null;
+
+/**
+ * One engine for the page, started by whoever asks first: the table page's
+ * engine-start.mjs (an async module in its <head>, so the worker starts
+ * while the page still parses) or table.mjs, which then gets the same one.
+ */
+export function sharedEngine(options = {}) {
+  if (shared === null) {
+    performance.mark("paigow-engine-start"); // benchmarks/boot.py
+    shared = engineFromManifest(options);
+  }
+  return shared;
 }

@@ -48,9 +48,10 @@ try {
   results.dataset.count = String(answers.length);
   status.dataset.ms = String(ready.ms);
   status.dataset.pyodide = ready.pyodide;
+  status.dataset.boot = ready.boot;
   status.dataset.answerMs = String(Math.round(performance.now() - started));
   status.dataset.state = "done";
-  status.textContent = `Engine ready in ${ready.ms} ms (Pyodide ${ready.pyodide}); `
+  status.textContent = `Engine ready in ${ready.ms} ms (Pyodide ${ready.pyodide}, boot: ${ready.boot}); `
     + `${answers.length} answers in ${status.dataset.answerMs} ms.`;
 } catch (error) {
   status.dataset.state = "error";

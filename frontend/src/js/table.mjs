@@ -47,6 +47,10 @@ const transport = createTransport({
   url: `${scheme}://${location.host}/ws/tables/${el.root.dataset.tableId}/`,
   onState(frame) {
     const { type, id, replayed, ...state } = frame;
+    const before = page.state.deal;
+    if (state.deal?.revealed && !(before?.revealed && before.number === state.deal.number)) {
+      performance.mark("paigow-reveal"); // benchmarks/boot.py: reveal frame to luck shown
+    }
     page.state = state;
     page.live = true;
     page.choices = { ...page.choices, error: "" };
@@ -91,19 +95,25 @@ function showError(text) {
 
 // ---------------------------------------------------------------- engine
 
-// The engine's client module is imported on its own, not with the page's: a
-// page whose engine files are refused or missing still plays from the frames.
+// The worker was started by engine-start.mjs from the page's <head> (or is
+// started here, if that did not run): the same engine either way. Its client
+// module is imported on its own, not with the page's: a page whose engine
+// files are refused or missing still plays from the frames.
 const engineStarted = performance.now();
 import("./engine-client.mjs")
-  .then(({ engineFromManifest }) => engineFromManifest({ staticUrl: el.root.dataset.staticUrl || "/static/" }))
+  .then(({ sharedEngine }) => sharedEngine({ staticUrl: el.root.dataset.staticUrl || "/static/" }))
   .then((started) => {
     page.engine = started;
     return started.ready;
   })
-  .then(() => {
+  .then((ready) => {
     page.engineReady = true;
     page.engineState = "ready";
     timings.engineReady = Math.round(performance.now() - engineStarted);
+    timings.engineBoot = ready.boot; // "snapshot", "python" or "fallback"
+    timings.workerMs = ready.ms;
+    timings.workerPhases = ready.phases;
+    timings.snapshotFrom = ready.snapshotFrom;
     performance.mark("paigow-engine-ready");
     view.showEngine(true);
     render();
@@ -159,6 +169,7 @@ function renderLuck() {
       performance.mark("paigow-luck");
       if (!fresh()) return;
       view.showLuck(shows.computedLuck(page.state, estimate));
+      performance.mark("paigow-luck-shown");
       send(shows.luckMessage(number, estimate), { quiet: ["luck_already_recorded"] });
     })
     .catch((error) => {

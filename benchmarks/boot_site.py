@@ -1,0 +1,72 @@
+"""The site's settings with a boot lever switched off, for benchmarks/boot.py only.
+
+PAIGOW_BOOT_LEVERS names the levers to switch off (comma-separated):
+
+- ``no-snapshot``: /static/manifest.json is served without its "snapshot",
+  so the table's worker boots Python and imports the engine, as before;
+- ``no-compression``: whitenoise ignores the .br/.gz copies and sends every
+  static file whole;
+- ``no-early-start``: the table page comes without its engine-start.mjs, so
+  table.mjs starts the worker once its own modules have loaded;
+- ``no-cache-storage`` is the benchmark's own (it empties the worker's Cache
+  Storage before the return visit), no change here.
+
+Serving the change from the site keeps the browser's HTTP cache working as it
+does for players (Playwright's request routing would switch it off).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+from wsgiref.headers import Headers
+
+from django.http import HttpResponse
+from whitenoise.middleware import WhiteNoiseMiddleware
+from whitenoise.responders import MissingFileError, StaticFile
+
+from paigow_site.settings import *  # noqa: F403 - the site's settings, then the levers
+from paigow_site.settings import BASE_DIR, MIDDLEWARE, STATIC_URL
+
+LEVERS_OFF = {lever for lever in os.environ.get("PAIGOW_BOOT_LEVERS", "").split(",") if lever}
+MANIFEST_URL = f"{STATIC_URL}manifest.json"
+EARLY_START = re.compile(rb'<script type="module" async src="[^"]*/engine-start\.mjs"></script>')
+
+
+class LeverWhiteNoise(WhiteNoiseMiddleware):
+    def __call__(self, request: Any) -> Any:
+        if "no-snapshot" in LEVERS_OFF and request.path_info == MANIFEST_URL:
+            manifest = json.loads((BASE_DIR / "frontend" / "build" / "manifest.json").read_text())
+            manifest.pop("snapshot", None)
+            response = HttpResponse(json.dumps(manifest), content_type="application/json")
+            response["Cache-Control"] = "no-cache"
+            return response
+        response = super().__call__(request)
+        if "no-early-start" in LEVERS_OFF and "text/html" in response.get("Content-Type", ""):
+            response.content = EARLY_START.sub(b"", response.content)
+            if response.has_header("Content-Length"):
+                response["Content-Length"] = str(len(response.content))
+        return response
+
+    def get_static_file(self, path: str, url: str, stat_cache: Any = None) -> Any:
+        if "no-compression" not in LEVERS_OFF:
+            return super().get_static_file(path, url, stat_cache=stat_cache)
+        # WhiteNoise.get_static_file without the .br/.gz alternatives.
+        if stat_cache is None and not Path(path).exists():
+            raise MissingFileError(path)
+        headers = Headers([])
+        self.add_mime_headers(headers, path, url)
+        self.add_cache_headers(headers, path, url)
+        if self.add_headers_function is not None:
+            self.add_headers_function(headers, path, url)
+        return StaticFile(path, headers.items(), stat_cache=stat_cache)
+
+
+MIDDLEWARE = [
+    "benchmarks.boot_site.LeverWhiteNoise" if name == "whitenoise.middleware.WhiteNoiseMiddleware"
+    else name
+    for name in MIDDLEWARE
+]
