@@ -196,7 +196,7 @@ export function revealStep(state) {
   const why = {
     win: "you won both parts",
     loss: "you lost both parts",
-    push: "the parts were split",
+    push: !solo(state) && copies ? "a copied part ties, so it is a push" : "the parts were split",
   }[mine.result];
   lines.push(`${WORDS[mine.result]}: ${mine.foul || theirs.foul ? "a foul decided it" : why}, ${money}.`);
   lines.push(`Decision skill ${signed(mine.skill)}: your setting's score minus the house way's against the same ${solo(state) ? "dealer setting" : "setting of your friend"}.`);
