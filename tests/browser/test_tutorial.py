@@ -14,6 +14,7 @@ from playwright.sync_api import expect
 from tests.browser.axe import blocking
 from tests.browser.conftest import screenshot, sign_up
 from tests.browser.test_table import state_frame
+from tests.browser.test_table_phone import PHONE, off_screen
 
 PANEL = "Your first deal, step by step"
 
@@ -137,3 +138,27 @@ def test_a_friend_table_starts_with_the_invite(page: Any, site: str) -> None:
     expect(step_title(panel)).to_have_text("First, your friend")
     expect(page.locator("#invite-button")).to_have_class(re.compile("walkthrough-target"))
     assert blocking(page) == []
+
+
+def test_on_a_phone_it_pushes_neither_lock_nor_the_foul_warning_off_screen(
+    contexts: Any, site: str
+) -> None:
+    page = contexts(**PHONE).new_page()
+    panel = first_table(page, site)
+    deal(page)
+    expect(step_title(panel)).to_have_text("Front and back")
+    assert off_screen(page, "#other-hand", "#cards", "#house-way", "#lock") == {}
+    fouls = [s["front"] for s in state_frame(page)["deal"]["you"]["guide"]["settings"]
+             if "foul_reason" in s]
+    if fouls:  # almost every seven cards can foul; three pairs, for one, cannot
+        for code in fouls[0]:
+            page.locator(f"#cards button[data-code='{code}']").tap()
+        expect(page.locator("#alert")).to_be_visible()
+        assert off_screen(page, "#cards", "#lock") == {}
+        # The panel comes after the warning: it moves neither the warning nor Lock.
+        tops = page.evaluate("""() => ["#lock", "#alert", "#walkthrough"].map(
+            (s) => document.querySelector(s).getBoundingClientRect())
+            .map((r) => [Math.round(r.top), Math.round(r.bottom)])""")
+        (_, lock_bottom), (alert_top, alert_bottom), (panel_top, _) = tops
+        assert lock_bottom <= alert_top <= alert_bottom <= panel_top, tops
+    screenshot(page, "walkthrough-phone-choosing")
