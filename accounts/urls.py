@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.account, name="account"),
     path("tokens/", views.token_create, name="token_create"),
     path("tokens/revoke/", views.token_revoke, name="token_revoke"),
+    path("walkthrough/", views.walkthrough_end, name="walkthrough"),
     path("sign-up/", views.sign_up, name="sign_up"),
     path(
         "sign-in/",

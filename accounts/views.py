@@ -9,15 +9,15 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import LoginView
+from django.contrib.auth.views import LoginView, redirect_to_login
 from django.forms import BaseForm
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import limits, tokens
+from . import limits, tokens, walkthrough
 from .forms import (
     SignUpForm,
     ThrottledAuthenticationForm,
@@ -135,3 +135,36 @@ def token_revoke(request: HttpRequest) -> HttpResponse:
     else:
         messages.error(request, "That token was already revoked or has expired.")
     return redirect("accounts:account")
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return request.headers.get("Accept", "").startswith("application/json")
+
+
+@never_cache
+@require_POST
+def walkthrough_end(request: HttpRequest) -> HttpResponse:
+    """The first-table walkthrough done or skipped (field ``outcome``), kept
+    for the account so no table page shows it again, on any device. The
+    table page posts it with ``Accept: application/json`` (the answer is
+    ``{"walkthrough": outcome}``, errors as ``{"error", "detail"}``); a form
+    posted without script is sent back to ``next``. CSRF-checked like every
+    form."""
+    json = _wants_json(request)
+    if not request.user.is_authenticated:
+        if json:
+            return JsonResponse({
+                "error": "not_authenticated",
+                "detail": "You are signed out: sign in again, and the walkthrough will wait.",
+            }, status=401)
+        return redirect_to_login(_safe_next(request) or request.path)
+    outcome = request.POST.get("outcome", "")
+    if outcome not in walkthrough.OUTCOMES:
+        detail = "The walkthrough ends as done or skipped: send outcome=done or outcome=skipped."
+        if json:
+            return JsonResponse({"error": "invalid", "detail": detail}, status=400)
+        return HttpResponse(detail, status=400, content_type="text/plain; charset=utf-8")
+    stored = walkthrough.walkthrough_end(user=request.user, outcome=outcome)
+    if json:
+        return JsonResponse({"walkthrough": stored})
+    return redirect(_safe_next(request) or "games:lobby")

@@ -12,6 +12,8 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.walkthrough import walkthrough_pending
+
 from . import invite_limits, selectors, services
 from .engine.errors import GameError, InviteNotFound, SeatTaken
 from .models import Table
@@ -47,7 +49,9 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     return render(
         request,
         "games/table.html",
-        {"table": seat.table, "state": state, "invite_url": invite["url"] if invite else None},
+        {"table": seat.table, "state": state, "invite_url": invite["url"] if invite else None,
+         # The first-table walkthrough, until the player has done or skipped it.
+         "show_walkthrough": walkthrough_pending(user=request.user)},
     )
 
 

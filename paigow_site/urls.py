@@ -7,6 +7,7 @@ from django.urls import include, path
 from django.views.generic import TemplateView
 
 from accounts.admin import limit_admin_passwords
+from games.history.views import player_record
 
 from .health import healthz
 
@@ -27,5 +28,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("games.api.urls")),
     path("history/", include("games.history.urls")),
+    path("record/", player_record, name="record"),
     path("", include("games.urls")),
 ]

@@ -226,6 +226,41 @@ class SkillReportSerializer(serializers.Serializer):
     over_time = SkillByDaySerializer(many=True, help_text="By day, oldest first.")
 
 
+class RecordLineSerializer(serializers.Serializer):
+    deals = serializers.IntegerField(help_text="Revealed deals.")
+    tables = serializers.IntegerField(help_text="Tables (sessions) with a revealed deal.")
+    wins = serializers.IntegerField(help_text="Deals won.")
+    pushes = serializers.IntegerField(help_text="Deals pushed.")
+    losses = serializers.IntegerField(help_text="Deals lost.")
+    net_actual = _money("Chips won less chips lost, in the actual ledger (no commission).")
+    net_with_5 = _money("The same in the “with 5%” what-if ledger (wins less 5%).")
+    luck_average = serializers.DecimalField(
+        max_digits=8, decimal_places=3, allow_null=True,
+        help_text="Mean luck over completed estimates only, to three places; null without one.",
+    )
+    luck_shown = serializers.CharField(
+        allow_null=True,
+        help_text="The luck average as the pages show it: one decimal, rounded half up "
+        "from the exact mean (e.g. “5.4”); null without an estimate.",
+    )
+    luck_completed = serializers.IntegerField(help_text="Deals with a completed luck estimate.")
+    luck_pending = serializers.IntegerField(help_text="Revealed deals whose luck is pending.")
+    skill_total = _skill("Decision skill summed over every revealed deal.")
+    skill_mean = _mean("Skill total per revealed deal; null before the first.")
+    departures = serializers.IntegerField(help_text="Deals where you left the house way.")
+
+
+class RecordByModeSerializer(RecordLineSerializer):
+    mode = ModeField(help_text="solo or friend.")
+
+
+class RecordSerializer(serializers.Serializer):
+    total = RecordLineSerializer(help_text="Every revealed deal at every table of yours.")
+    by_mode = RecordByModeSerializer(
+        many=True, help_text="Solo, then friend tables; a kind not played is left out."
+    )
+
+
 class EndpointSerializer(serializers.Serializer):
     url = serializers.CharField(
         help_text="The endpoint's absolute URL ({id} stands for a deal's or table's id)."

@@ -1,4 +1,4 @@
-"""/api/: the history, sessions, the skill report, the schema and its docs."""
+"""/api/: the history, sessions, the skill report, the record, the schema and its docs."""
 
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -16,6 +16,7 @@ urlpatterns = [
     path("", views.ApiRootView.as_view(), name="root"),
     *router.urls,
     path("reports/skill/", views.SkillReportView.as_view(), name="skill-report"),
+    path("record/", views.RecordView.as_view(), name="record"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI from drf-spectacular-sidecar's files (no CDN); its start-up
     # script is this same URL with ?script, a file, as the policy wants.

@@ -30,7 +30,7 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from .. import reports
-from ..history import selectors
+from ..history import record, selectors
 from ..history.filters import HistoryFilter, SessionFilter
 from ..history.selectors import HandFilters
 from ..models import Hand
@@ -198,12 +198,28 @@ class SkillReportView(generics.GenericAPIView):
         return Response(s.SkillReportSerializer(report).data)
 
 
+class RecordView(APIView):
+    @extend_schema(
+        summary="Your whole record",
+        description=(
+            "Every revealed deal at your tables, solo and friend, in total and by kind of "
+            "table: deals, tables, wins, pushes and losses, net chips in the actual and the "
+            "“with 5%” ledgers, the luck average over completed estimates, decision skill "
+            "(total and per deal) and the deals where you left the house way."
+        ),
+        responses=s.RecordSerializer,
+    )
+    def get(self, request: Request) -> Response:
+        return Response(s.RecordSerializer(record.player_record(user=request.user)).data)
+
+
 ENDPOINTS = (
     ("hands", "api:hand-list", "Your revealed deals, newest first (filters as on /history/)."),
     ("hand", "api:hand-detail", "One revealed deal in full, with the skill spelled out."),
     ("tables", "api:table-list", "Your sessions: one a table you have dealt at."),
     ("table", "api:table-detail", "One session, deal by deal."),
     ("skill_report", "api:skill-report", "Decision skill by house-way row, mode and day."),
+    ("record", "api:record", "Your whole record across your tables, in total and by mode."),
     ("schema", "api:schema", "The OpenAPI 3 schema of every endpoint."),
     ("docs", "api:docs", "The documentation, drawn from the schema."),
     ("tokens", "accounts:account", "Your account page: create and revoke API tokens."),

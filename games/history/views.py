@@ -1,7 +1,8 @@
 """The history pages: the player's deals, one deal's replay, sessions, the
-skill report and the CSV export. Reads come from ``selectors``, ``export``
-and ``games.reports`` only, and the filters are the API's (``filters``), so
-the pages show exactly what the API does: the player's own revealed deals."""
+skill report, the whole record (/record/) and the CSV export. Reads come
+from ``selectors``, ``record``, ``export`` and ``games.reports`` only, and
+the filters are the API's (``filters``), so the pages show exactly what the
+API does: the player's own revealed deals."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET
 
 from .. import reports
-from . import export, selectors
+from . import export, record, selectors
 from .filters import HistoryFilter
 
 PAGE_SIZE = 25
@@ -149,6 +150,15 @@ def skill_report(request: HttpRequest) -> HttpResponse:
     }
     return render(request, "games/history/skill.html", {
         "form": filterset.form, "report": report, "charts": charts, **chart_assets(),
+    })
+
+
+@login_required
+@require_GET
+def player_record(request: HttpRequest) -> HttpResponse:
+    """/record/: the player's whole record across their tables (``record``)."""
+    return render(request, "games/history/record.html", {
+        "record": record.player_record(user=request.user),
     })
 
 

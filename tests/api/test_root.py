@@ -17,8 +17,8 @@ def test_the_api_root_lists_every_endpoint_with_its_absolute_url(player: Any) ->
     root = Client().get("/api/", HTTP_ACCEPT="application/json")
     assert root.status_code == 200
     endpoints = root.json()["endpoints"]
-    assert {"hands", "hand", "tables", "table", "skill_report", "schema", "docs",
-            "tokens"} <= set(endpoints)
+    assert {"hands", "hand", "tables", "table", "skill_report", "record", "schema",
+            "docs", "tokens"} <= set(endpoints)
     assert endpoints["hands"]["url"] == "http://testserver/api/hands/"
     assert endpoints["hand"]["url"] == "http://testserver/api/hands/{id}/"
     assert "Authorization: Token" in root.json()["authentication"]

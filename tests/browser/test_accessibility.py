@@ -41,6 +41,7 @@ def player_pages(page: Any, site: str, table_id: int) -> list[tuple[str, str]]:
         ("/history/sessions/", "sessions"),
         (f"/history/sessions/{table_id}/", "session"),
         ("/history/skill/", "report"),
+        ("/record/", "record"),
         (f"/tables/{table_id}/deals/1/verify/", "verify"),
         ("/accounts/", "account"),
         ("/accounts/password/", "password change"),

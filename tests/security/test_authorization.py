@@ -56,6 +56,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "accounts:account": SIGNED_IN,  # the password link and the API tokens
     "accounts:token_create": (302, 405, 405, 405, 405),  # POST only
     "accounts:token_revoke": (302, 405, 405, 405, 405),  # POST only
+    "accounts:walkthrough": (405, 405, 405, 405, 405),  # POST only (signed out: 401 JSON)
     "api:root": EVERYONE_200,  # public, like the schema: the endpoints' URLs, no data
     "api:not-found": (404, 404, 404, 404, 404),  # any other path under /api/
     "api:hand-list": API_SIGNED_IN,
@@ -63,6 +64,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "api:table-list": API_SIGNED_IN,
     "api:table-detail": API_SEATED,
     "api:skill-report": API_SIGNED_IN,
+    "api:record": API_SIGNED_IN,
     "api:schema": EVERYONE_200,  # public: the shape of the API, no data
     "api:docs": EVERYONE_200,
     "api:docs-css": EVERYONE_200,  # Swagger UI's stylesheet, its data: icons moved
@@ -73,6 +75,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "history:sessions": SIGNED_IN,
     "history:session": SEATED,
     "history:skill": SIGNED_IN,
+    "record": SIGNED_IN,  # the player's whole record, only their own
     "games:lobby": SIGNED_IN,
     "games:table_new": (302, 405, 405, 405, 405),  # POST only
     "games:table": SEATED,

@@ -16,8 +16,10 @@ import * as explorer from "./explorer.mjs";
 import * as shows from "./table-state.mjs";
 import { createTransport } from "./table-transport.mjs";
 import { createView } from "./table-view.mjs";
+import { createTutorial } from "./tutorial.mjs";
 
 const view = createView(document);
+const tutorial = createTutorial(document); // the first-table walkthrough, when the page has it
 const { el } = view;
 const FACES_KEY = "paigow.faces";
 const facesUrl = el.root.dataset.facesUrl || "";
@@ -138,6 +140,7 @@ function render() {
   page.choices = shows.forDeal(page.choices, page.state);
   view.render(page);
   view.showCoach(shows.coachLines(page.state, page.choices));
+  tutorial.update(page.state);
   renderLuck();
   followPlay();
 }
