@@ -280,6 +280,9 @@ def session_record(seat: Seat) -> dict[str, Any]:
         "opponent": opponent,
         "deals_played": deals,
         "luck_average": None if average is None else engine.half_up(average, LUCK_PLACES),
+        # Shown with one decimal, rounded once from the exact mean (rules §6):
+        # rounding luck_average again would turn 5.0495 into 5.050 into 5.1.
+        "luck_shown": None if average is None else str(engine.half_up(average)),
         "luck_completed": completed,
         "luck_pending": deals - completed,
         "skill_total": skill_total,

@@ -101,3 +101,19 @@ def test_the_skill_chart_plots_each_reveal_at_its_real_time(
     ).group(1))
     assert data["at"] == [revealed.timestamp(), revealed.timestamp() + 780]
     assert data["cumulative"] == [0.0, -0.5]
+
+
+def test_a_sessions_luck_average_is_rounded_once_from_the_exact_mean(
+    play_solo: Callable[..., Deal], player: Any
+) -> None:
+    # 76 estimates whose exact mean is 5.049506…: one decimal is 5.0; rounding
+    # the three-place 5.050 again would show 5.1 (rules §6: round once).
+    table = services.table_start(user=player, mode="solo")
+    for number in range(76):
+        luck = (53, 1, 66) if number == 0 else (54, 0, 66)
+        play_solo(player, table, STRONG, WEAK, luck=luck)
+    client = Client()
+    client.force_login(player)
+    for url in ("/history/sessions/", f"/history/sessions/{table.pk}/"):
+        text = client.get(url).content.decode()
+        assert re.search(r">\s*5\.0\s*<", text), url
