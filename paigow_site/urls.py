@@ -27,5 +27,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("games.api.urls")),
     path("history/", include("games.history.urls")),
+    path("practice/", include("games.practice.urls")),
     path("", include("games.urls")),
 ]
