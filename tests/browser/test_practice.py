@@ -47,6 +47,8 @@ def test_two_drill_hands_show_the_house_way_the_best_and_the_loss_then_the_recor
     width = VIEWPORTS[viewport]["width"]
     sign_up(page, site)
     page.get_by_role("navigation", name="Main").get_by_role("link", name="Practice").click()
+    assert blocking(page) == []
+    assert too_wide(page, width) is None
     page.get_by_label("Two pair").check()
     page.get_by_role("button", name="Deal a hand").click()
     page.wait_for_url(re.compile(r"/practice/hands/\d+/$"))
