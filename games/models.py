@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 
 from .engine.choices import DEAL_STATUSES, LEDGERS, MODES, PARTS, RESULTS, TABLE_STATUSES
+from .engine.drills import DRILLS
 from .engine.flow import STARTING_STACK
 
 
@@ -471,3 +472,73 @@ class LuckAudit(models.Model):
 
     def __str__(self) -> str:
         return f"Luck audit of hand {self.hand_id}: {'ok' if self.ok else 'flagged'}"
+
+
+class PracticeHand(models.Model):
+    """One hand of the practice table: dealt with no stake and no ledger, set
+    and locked by its player, then compared with the best setting.
+
+    Never part of a table, the chip history or the skill report. ``expected``
+    is the analysis of the 21 settings (their expected scores in the
+    explorer's order, ``engine.practice``) over ``opponents`` opponents,
+    ``exact`` when over all of them; it is written once, at the deal's
+    background task or at the lock, whichever comes first. ``loss`` is the
+    best setting's expected score minus the chosen one's."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="practice_hands"
+    )
+    drill = models.CharField(max_length=32, choices=list(DRILLS.items()))
+    cards = models.CharField(max_length=32)
+    dealt_at = models.DateTimeField(auto_now_add=True)
+    house_front = models.CharField(max_length=8)
+    house_row = models.CharField(max_length=64)
+    # The analysis (filled once).
+    expected = models.JSONField(null=True, blank=True)
+    opponents = models.PositiveIntegerField(null=True, blank=True)
+    exact = models.BooleanField(default=False)
+    analysis_ms = models.PositiveIntegerField(null=True, blank=True)
+    # The player's setting and what it gave up (written at the lock).
+    front = models.CharField(max_length=8, blank=True, default="")
+    locked_at = models.DateTimeField(null=True, blank=True)
+    best_front = models.CharField(max_length=8, blank=True, default="")
+    loss = models.FloatField(null=True, blank=True)
+    at_best = models.BooleanField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-dealt_at", "-id")
+        indexes = (
+            models.Index(fields=["player", "locked_at"], name="practice_player_locked"),
+        )
+        constraints = (
+            models.CheckConstraint(
+                condition=Q(drill__in=list(DRILLS)), name="practice_drill_valid"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(front="") & Q(locked_at__isnull=True) & Q(best_front="")
+                    & Q(loss__isnull=True) & Q(at_best__isnull=True)
+                )
+                | (
+                    ~Q(front="") & Q(locked_at__isnull=False) & ~Q(best_front="")
+                    & Q(loss__gte=0) & Q(at_best__isnull=False) & Q(expected__isnull=False)
+                ),
+                name="practice_lock_complete",
+            ),
+            models.CheckConstraint(
+                condition=(Q(expected__isnull=True) & Q(opponents__isnull=True))
+                | (Q(expected__isnull=False) & Q(opponents__gte=1)),
+                name="practice_analysis_complete",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Practice hand {self.pk} of {self.player_id}"
+
+    @property
+    def card_list(self) -> tuple[str, ...]:
+        return tuple(self.cards.split())
+
+    @property
+    def locked(self) -> bool:
+        return self.locked_at is not None

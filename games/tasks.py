@@ -60,6 +60,13 @@ def luck_verify(self: Any, hand_id: int) -> str | None:
     return upkeep.luck_verify(hand_id=hand_id)
 
 
+@shared_task(name="games.practice_analyse", **RETRY)
+def practice_analyse(self: Any, hand_id: int) -> bool:
+    from .services.practice import practice_analyse as analyse
+
+    return analyse(hand_id=hand_id)
+
+
 @shared_task(name="games.luck_audit", **RETRY)
 def luck_audit(self: Any, size: int | None = None) -> dict[str, int]:
     return upkeep.luck_audit_sample(size=size)
@@ -154,4 +161,20 @@ def luck_verify_later(*, hand_id: int) -> None:
         transaction.on_commit(queue, robust=True)
         return
     failed = f"queueing the luck check of hand {hand_id} failed; the beat audit checks it later"
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+
+
+def practice_analyse_later(*, hand_id: int) -> None:
+    """Once the deal of a practice hand commits, queue its analysis
+    (``games.practice_analyse``): embedded, it runs at once in the callback;
+    otherwise a worker computes it while the player sets the hand. A broker
+    that is down is logged: the lock then analyses the hand itself."""
+
+    def queue() -> None:
+        practice_analyse.delay(hand_id)
+
+    if _eager():
+        transaction.on_commit(queue, robust=True)
+        return
+    failed = f"queueing the analysis of practice hand {hand_id} failed; the lock analyses it"
     transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)

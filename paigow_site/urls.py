@@ -29,5 +29,6 @@ urlpatterns = [
     path("api/", include("games.api.urls")),
     path("history/", include("games.history.urls")),
     path("record/", player_record, name="record"),
+    path("practice/", include("games.practice.urls")),
     path("", include("games.urls")),
 ]

@@ -247,6 +247,27 @@ class SessionEnded(GameError):
     status = 401
 
 
+class PracticeHandNotFound(GameError):
+    code = "practice_not_found"
+    default_detail = (
+        "There is no such practice hand, or it is not yours: deal a new one on the practice page."
+    )
+    status = 404
+
+
+class PracticeAlreadyLocked(GameError):
+    code = "practice_already_locked"
+    default_detail = (
+        "You have already locked this practice hand: deal the next hand to practise again."
+    )
+
+
+class UnknownDrill(GameError):
+    code = "drill_unknown"
+    default_detail = "There is no such drill: choose one of the drills on the practice page."
+    status = 400
+
+
 class ServerError(GameError):
     code = "server_error"
     default_detail = "Something went wrong on the server and nothing changed. Try again."

@@ -2,7 +2,8 @@
 
 Split by what they change: ``tables`` (opening a table, stakes, deals,
 settings and the reveal), ``invites`` (links and the friend's seat) and
-``luck`` (the devices' estimates). ``transition`` opens a table for one
+``luck`` (the devices' estimates), ``practice`` (the practice table's hands,
+with no table, stake or ledger). ``transition`` opens a table for one
 transition: the row lock, the seats and the latest deal, passed to the
 service by argument. The socket's own writes (presence, message ids) live in
 ``games.realtime``.
@@ -10,6 +11,7 @@ service by argument. The socket's own writes (presence, message ids) live in
 
 from .invites import INVITE_TOKEN, invite_accept, invite_create, invite_revoke, table_join
 from .luck import LUCK_SAMPLES, luck_record
+from .practice import practice_analyse, practice_deal, practice_lock
 from .tables import (
     deal_rebet,
     deal_reveal,
@@ -32,6 +34,9 @@ __all__ = [
     "invite_create",
     "invite_revoke",
     "luck_record",
+    "practice_analyse",
+    "practice_deal",
+    "practice_lock",
     "setting_lock",
     "stake_accept",
     "stake_propose",

@@ -85,6 +85,11 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "games:join": EVERYONE_200,  # the page an invite link opens; its token stays after "#"
     "games:rules": EVERYONE_200,
     "games:face": (404, 404, 404, 404, 404),  # no picture pack configured in tests
+    "practice:home": SIGNED_IN,
+    "practice:record": SIGNED_IN,
+    "practice:deal": (302, 405, 405, 405, 405),  # POST only
+    "practice:hand": (302, 200, 404, 404, 404),  # the owner's practice hand, no one else's
+    "practice:lock": (302, 405, 405, 405, 405),  # POST only
 }
 
 
@@ -133,7 +138,9 @@ def world(
     open_deal = Deal.objects.get(table=table, number=2)
     assert not open_deal.revealed
     invite = Invite.objects.get(table=table, used_at__isnull=False)
+    practice = services.practice_deal(user=player, drill="any")
     values = {
+        "hand_id": str(practice.pk),
         "table_id": str(t), "number": "2", "deal_id": str(first.pk), "pk": str(first.pk),
         "token": invite.token, "mode": "solo", "name": "As.png", "object_id": str(t),
         "content_type_id": "1", "id": str(player.pk), "app_label": "games", "url": "nothing/",

@@ -116,6 +116,28 @@ const builders = {
       data: [x, data.sum, data.mean],
     };
   },
+  // Practice (games.practice.selectors.practice_progress): the running
+  // accuracy (%) and the running average loss after each hand, by hand number.
+  "practice-accuracy"(data) {
+    return {
+      opts: {
+        scales: { x: { time: false }, y: { range: [0, 100] } },
+        axes: [dealAxis("Hand"), axis("Accuracy (%)", { size: 60 })],
+        series: [{ label: "Hand" }, { label: "Accuracy", stroke: FELT, width: 2, points: { show: true } }],
+      },
+      data: [data.hand, data.accuracy],
+    };
+  },
+  "practice-loss"(data) {
+    return {
+      opts: {
+        scales: { x: { time: false }, y: { range: (u, min, max) => [0, Math.max(0.05, max * 1.1)] } },
+        axes: [dealAxis("Hand"), axis("Average loss", { size: 60 })],
+        series: [{ label: "Hand" }, { label: "Average loss", stroke: RED, width: 2, points: { show: true } }],
+      },
+      data: [data.hand, data.average_loss],
+    };
+  },
   // The running total of skill at each deal's real reveal time (seconds).
   "skill-time"(data) {
     return {
