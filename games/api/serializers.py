@@ -254,10 +254,26 @@ class RecordByModeSerializer(RecordLineSerializer):
     mode = ModeField(help_text="solo or friend.")
 
 
+class PracticeSummarySerializer(serializers.Serializer):
+    hands = serializers.IntegerField(help_text="Practice hands locked.")
+    at_best = serializers.IntegerField(help_text="Of those, set at the best setting.")
+    accuracy = serializers.FloatField(
+        allow_null=True, help_text="at_best / hands (0 to 1); null before the first hand."
+    )
+    average_loss = serializers.FloatField(
+        allow_null=True,
+        help_text="Expected score given up against the best setting, per hand; "
+        "null before the first hand.",
+    )
+
+
 class RecordSerializer(serializers.Serializer):
     total = RecordLineSerializer(help_text="Every revealed deal at every table of yours.")
     by_mode = RecordByModeSerializer(
         many=True, help_text="Solo, then friend tables; a kind not played is left out."
+    )
+    practice = PracticeSummarySerializer(
+        help_text="The practice table: no stake and no ledger, so apart from the tables."
     )
 
 

@@ -20,6 +20,7 @@ from django.db.models import Count, F, Q, Sum
 
 from .. import engine, reports
 from ..models import Deal, Hand, LedgerEntry, Table
+from ..practice.selectors import practice_record
 from .selectors import CENTS, LUCK_PLACES
 
 REVEALED = Q(deal__status=Deal.Status.REVEALED)
@@ -89,7 +90,8 @@ def player_record(*, user: Any) -> dict[str, Any]:
     deals, tables, wins, pushes, losses, both nets, the luck average (to
     three places, and ``luck_shown`` with one decimal), how many estimates
     completed and are pending, the skill total and mean, and the deals that
-    left the house way."""
+    left the house way; and ``practice``, the practice table's record
+    (``practice.selectors.practice_record``: no chips, so no mode)."""
     if not getattr(user, "is_authenticated", False):
         counts: dict[str, dict[str, int]] = {}
         nets: dict[tuple[str, str], Decimal] = defaultdict(Decimal)
@@ -115,4 +117,12 @@ def player_record(*, user: Any) -> dict[str, Any]:
                                 skill_by_mode[m])}
             for m in modes
         ],
+        "practice": _practice(user),
     }
+
+
+def _practice(user: Any) -> dict[str, Any]:
+    if not getattr(user, "is_authenticated", False):
+        return {"hands": 0, "at_best": 0, "accuracy": None, "average_loss": None,
+                "accuracy_text": "—", "average_loss_text": "—", "by_drill": []}
+    return practice_record(user=user)

@@ -5,6 +5,7 @@ deals, and nothing before the reveal."""
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
 from decimal import Decimal
@@ -15,6 +16,7 @@ from django.test import Client
 
 from accounts.tokens import token_create
 from games import services
+from games.engine import house_way
 from games.history.record import player_record
 from games.models import Deal, LedgerEntry, Seat, Table
 from tests.api.test_permissions import body, client_for
@@ -191,3 +193,17 @@ def test_the_api_refuses_to_write_a_record(player: Any) -> None:
     answer = client_for(player).post("/api/record/")
     assert answer.status_code == 405
     assert set(answer.json()) == {"error", "detail"}
+
+
+
+def test_practice_is_in_the_record_apart_from_the_tables(player: Any, settings: Any) -> None:
+    settings.PRACTICE_OPPONENTS = 500
+    for seed in (1, 2):
+        hand = services.practice_deal(user=player, drill="two-pair", rng=random.Random(seed))
+        services.practice_lock(user=player, hand_id=hand.pk,
+                               front=list(house_way(hand.cards).setting.front))
+    practice = client_for(player).get("/api/record/").json()["practice"]
+    assert (practice["hands"], practice["accuracy"] is not None) == (2, True)
+    assert player_record(user=player)["total"]["deals"] == 0  # no chips, no deal
+    page = body(client_for(player).get("/record/")).decode()
+    assert re.search(r"<dt>Hands practised</dt><dd>2</dd>", page)
