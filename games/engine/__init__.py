@@ -19,6 +19,7 @@ from .choices import (
     TABLE_STATUSES,
     choices,
 )
+from .exact import ExactAnalysis, ExactSetting, canonical, exact, exact_for, exact_key
 from .explore import (
     Exploration,
     ExploredSetting,
@@ -76,6 +77,8 @@ __all__ = [
     "TABLE_STATUSES",
     "CardError",
     "DealSnapshot",
+    "ExactAnalysis",
+    "ExactSetting",
     "Exploration",
     "ExploreSums",
     "ExploredSetting",
@@ -96,6 +99,7 @@ __all__ = [
     "back_name",
     "backs_in_words",
     "best_five",
+    "canonical",
     "card_name",
     "choices",
     "compare_back",
@@ -103,6 +107,9 @@ __all__ = [
     "deal_hands",
     "deck_commitment",
     "describe_setting",
+    "exact",
+    "exact_for",
+    "exact_key",
     "explore",
     "explore_estimates",
     "explore_settings",
