@@ -148,7 +148,7 @@ OPS: dict[str, Callable[[Request], Request]] = {
     # with the sums the page adds up chunk by chunk (engine.explore.explore_sums).
     "explore_range": _explore_range,
     # Every setting against all C(46, 7) house-way opponents, exactly (engine.exact):
-    # about a second once the pattern tables are built (several seconds, once a process).
+    # well under a second once the pattern tables are built (seconds, once a process).
     "exact": _exact,
 }
 
