@@ -20,6 +20,7 @@ from .choices import (
     choices,
 )
 from .drills import DRILL_LESSONS, DRILLS, check_drill, deal_drill, in_drill
+from .exact import ExactAnalysis, ExactSetting, canonical, exact, exact_for, exact_key
 from .explore import (
     Exploration,
     ExploredSetting,
@@ -90,6 +91,8 @@ __all__ = [
     "CardError",
     "DealSnapshot",
     "DecisionCost",
+    "ExactAnalysis",
+    "ExactSetting",
     "Exploration",
     "ExploreSums",
     "ExploredSetting",
@@ -111,6 +114,7 @@ __all__ = [
     "back_name",
     "backs_in_words",
     "best_five",
+    "canonical",
     "card_name",
     "check_drill",
     "choices",
@@ -121,6 +125,9 @@ __all__ = [
     "decision_cost",
     "deck_commitment",
     "describe_setting",
+    "exact",
+    "exact_for",
+    "exact_key",
     "explore",
     "explore_estimates",
     "explore_settings",

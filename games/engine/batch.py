@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 from .cards import parse_cards
+from .exact import exact
 from .explore import explore, explore_settings, explore_sums
 from .guide import guide_view
 from .hands import (
@@ -114,6 +115,11 @@ def _explore_range(r: Request) -> Request:
         "products": [list(row) for row in sums.products]}
 
 
+def _exact(r: Request) -> Request:
+    return exact(_cards(r, "cards"), mode=_field(r, "mode"),
+                 side=r.get("side", "player")).to_json()
+
+
 def _settings(r: Request) -> dict[str, Any]:
     return {k: _cards(r, k) for k in ("front", "back", "other_front", "other_back")}
 
@@ -141,6 +147,9 @@ OPS: dict[str, Callable[[Request], Request]] = {
     # Opponents [start, stop) of the explorer's stream (the first 120 are luck's),
     # with the sums the page adds up chunk by chunk (engine.explore.explore_sums).
     "explore_range": _explore_range,
+    # Every setting against all C(46, 7) house-way opponents, exactly (engine.exact):
+    # well under a second once the pattern tables are built (seconds, once a process).
+    "exact": _exact,
 }
 
 
