@@ -200,6 +200,9 @@ def test_each_reveal_queues_a_refresh_of_both_players(
     with (
         mock.patch.object(tasks.report_refresh, "delay") as delay,
         mock.patch.object(tasks.report_refresh, "apply_async") as later,
+        # Each decision cost queues a refresh of its own once written
+        # (tests/background/test_decision_cost.py); here only the reveal's.
+        mock.patch.object(tasks.decision_cost, "delay"),
     ):
         with django_capture_on_commit_callbacks(execute=True):
             services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
