@@ -476,8 +476,10 @@ class ReportBucket(models.Model):
     deals = models.PositiveIntegerField()
     departures = models.PositiveIntegerField()
     skill_sum = models.DecimalField(max_digits=12, decimal_places=2)
-    # Decision cost: hands with one, how many set at the best, their losses' sum.
+    # Decision cost: hands with one (exact ones among them), how many set at
+    # the best, their losses' sum.
     costed = models.PositiveIntegerField(default=0)
+    exact = models.PositiveIntegerField(default=0)
     at_best = models.PositiveIntegerField(default=0)
     loss_sum = models.DecimalField(max_digits=18, decimal_places=9, default=Decimal(0))
 

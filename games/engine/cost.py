@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from .cards import parse_cards
 from .explore import (
@@ -31,6 +32,9 @@ from .explore import (
 COST_METHODS = ("sampled", "exact")
 # Opponents of an exact analysis: every seven of the 46 cards left, C(46, 7).
 EXACT_OPPONENTS = 53_524_680
+# A stored loss's places: an exact loss is a multiple of 1 / (2 × C(46, 7)),
+# about 9.3e-9, so nine places keep every nonzero one above 0.
+LOSS_PLACES = Decimal("0.000000001")
 
 
 @dataclass(frozen=True)

@@ -17,12 +17,8 @@ from django.utils import timezone
 
 from .. import tasks
 from ..engine.cards import parse_cards
-from ..engine.cost import EXACT_OPPONENTS
+from ..engine.cost import EXACT_OPPONENTS, LOSS_PLACES
 from ..models import Hand
-
-# The stored loss's places: an exact loss is a multiple of 1 / (2 × C(46, 7)),
-# about 9.3e-9, so nine places keep every nonzero one above 0.
-LOSS_PLACES = Decimal("0.000000001")
 
 __all__ = ["LOSS_PLACES", "cost_loss", "hand_cost_record"]
 
