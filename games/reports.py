@@ -200,12 +200,13 @@ def _filled_from_aggregates(
     if f.date_to is not None:
         rows = rows.filter(day__lte=f.date_to)
     total, by_row, by_mode, by_day = buckets
-    for row, mode, day, *figures in rows.values_list(
+    for b in rows.values_list(
         "row", "mode", "day", "deals", "departures", "skill_sum", "costed", "exact", "at_best",
         "loss_sum",
     ):
+        row, mode, day, deals, departures, skill_sum, costed, exact, at_best, loss_sum = b
         for bucket in (total, by_row[row], by_mode[mode], by_day[day]):
-            bucket.plus(*figures)
+            bucket.plus(deals, departures, skill_sum, costed, exact, at_best, loss_sum)
     return True
 
 
@@ -229,13 +230,13 @@ def skill_report(*, user: Any, filters: HandFilters | None = None) -> dict[str, 
                          "cost_at_best", "cost_loss")
         )
         for (front, back, house_front, house_back, row, skill, mode, revealed_at,
-             *cost) in rows.iterator():
+             method, at_best, loss) in rows.iterator():
             assert revealed_at is not None  # set at the reveal
             assert skill is not None  # set at the reveal
             left = engine.left_house_way(front, back, house_front, house_back)
             value = Decimal(skill)
             for bucket in (total, by_row[row], by_mode[mode], by_day[revealed_at.date()]):
-                bucket.add(value, left, (cost[0], cost[1], cost[2]))
+                bucket.add(value, left, (method, at_best, loss))
     running = Decimal(0)
     over_time = []
     for day in sorted(by_day):

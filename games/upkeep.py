@@ -32,6 +32,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from . import engine
+from .engine.cost import decision_cost
 from .models import (
     ClientMessage,
     Hand,
@@ -39,8 +40,8 @@ from .models import (
     LuckAudit,
     Table,
 )
-from .engine.cost import decision_cost
 from .realtime import broadcast
+
 # The module, not its function: services import the tasks, which import this.
 from .services import costs
 

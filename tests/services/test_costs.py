@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from games import services
 from games.engine.cost import EXACT_OPPONENTS
-from games.services.costs import cost_loss
 from games.models import Deal, Hand
+from games.services.costs import cost_loss
 from tests.support import STRONG, WEAK, deck_with, house_front
 
 pytestmark = pytest.mark.django_db
