@@ -170,3 +170,15 @@ def test_the_sweep_takes_the_oldest_first_and_at_most_its_size(
     assert upkeep.decision_costs_sweep(size=2) == 2
     costed = Hand.objects.filter(deal__in=deals, seat_number=0).order_by("deal__number")
     assert [h.cost_method for h in costed] == ["sampled", "sampled", ""]
+
+
+def test_a_recorded_cost_brings_the_players_report_up_to_date(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+    settings: Any,
+) -> None:
+    from games.models import PlayerReport
+
+    settings.REPORT_REFRESH_SECONDS = 0  # a refresh after every change
+    hand = solo(player, play_solo, TWO_PAIR, ["Ks", "7h"], django_capture_on_commit_callbacks)
+    report = PlayerReport.objects.get(user=player)
+    assert (report.hands, report.costed, report.cost_loss_sum) == (1, 1, hand.cost_loss)

@@ -218,7 +218,13 @@ def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
 ) -> None:
     cache.delete(f"report-refresh:{player.pk}")  # no window left open by an earlier run
     table = services.table_start(user=player, mode="solo")
-    with django_capture_on_commit_callbacks(execute=True):
+    # Eagerly a windowed refresh runs before the reveals' decision costs are
+    # in (a worker runs it a window later, after them): the costs and their
+    # refresh are tests/background/test_decision_cost.py's.
+    with (
+        mock.patch.object(tasks.decision_cost, "delay"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         play(player, table, STRONG, WEAK)
         play(player, table, COPY_A, COPY_B)
         play(player, table, SPLIT_A, SPLIT_B, front=["2h", "4d"])  # leaves the house way
