@@ -15,6 +15,7 @@ from django.db import models
 from django.db.models import Q
 
 from .engine.choices import DEAL_STATUSES, LEDGERS, MODES, PARTS, RESULTS, TABLE_STATUSES
+from .engine.cost import COST_METHODS, EXACT_OPPONENTS
 from .engine.drills import DRILLS
 from .engine.flow import STARTING_STACK
 
@@ -219,6 +220,17 @@ class Hand(models.Model):
     luck_low = models.FloatField(null=True, blank=True)
     luck_high = models.FloatField(null=True, blank=True)
     luck_label = models.CharField(max_length=40, blank=True, default="")
+    # The decision's cost (the project's own measure, beside rules §7's skill):
+    # the expected score the locked setting gives up against the best of the
+    # 21 settings over the same opponents, written after the reveal by
+    # ``services.hand_cost_record``: first "sampled" (the explorer's stream),
+    # then "exact" (every opponent) once analysed, never the reverse.
+    cost_loss = models.DecimalField(max_digits=10, decimal_places=9, null=True, blank=True)
+    cost_at_best = models.BooleanField(null=True, blank=True)
+    cost_best_front = models.CharField(max_length=8, blank=True, default="")
+    cost_method = models.CharField(max_length=8, blank=True, default="")
+    cost_opponents = models.PositiveIntegerField(null=True, blank=True)
+    cost_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ("deal_id", "seat_number")
@@ -253,6 +265,28 @@ class Hand(models.Model):
                 | Q(luck_wins__gte=0) & Q(luck_pushes__gte=0) & Q(luck_losses__gte=0)
                 & ~Q(result=""),
                 name="hand_luck_after_reveal",
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(cost_method="") & Q(cost_loss__isnull=True) & Q(cost_at_best__isnull=True)
+                    & Q(cost_best_front="") & Q(cost_opponents__isnull=True)
+                    & Q(cost_at__isnull=True)
+                )
+                | (
+                    Q(cost_method__in=list(COST_METHODS)) & Q(cost_loss__gte=0)
+                    & Q(cost_loss__lte=1) & Q(cost_at_best__isnull=False)
+                    & ~Q(cost_best_front="") & Q(cost_opponents__gte=1)
+                    & Q(cost_at__isnull=False) & ~Q(result="")
+                ),
+                name="hand_cost_complete_after_reveal",
+            ),
+            # Exact: over every opponent, and at the best exactly when nothing is lost.
+            models.CheckConstraint(
+                condition=~Q(cost_method="exact")
+                | (Q(cost_opponents=EXACT_OPPONENTS)
+                   & ((Q(cost_at_best=True) & Q(cost_loss=0))
+                      | (Q(cost_at_best=False) & Q(cost_loss__gt=0)))),
+                name="hand_cost_exact_complete",
             ),
         )
 
@@ -418,6 +452,12 @@ class PlayerReport(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="report"
     )
     hands = models.PositiveIntegerField(default=0)
+    # What the buckets' decision costs cover: the hands with a cost, those
+    # with an exact one and their losses' sum (a cost arrives after the
+    # reveal, and an exact one replaces an estimate without a new hand).
+    costed = models.PositiveIntegerField(default=0)
+    costed_exact = models.PositiveIntegerField(default=0)
+    cost_loss_sum = models.DecimalField(max_digits=18, decimal_places=9, default=Decimal(0))
     version = models.PositiveIntegerField(default=0)
     refreshed_at = models.DateTimeField(null=True, blank=True)
 
@@ -437,6 +477,12 @@ class ReportBucket(models.Model):
     deals = models.PositiveIntegerField()
     departures = models.PositiveIntegerField()
     skill_sum = models.DecimalField(max_digits=12, decimal_places=2)
+    # Decision cost: hands with one (exact ones among them), how many set at
+    # the best, their losses' sum.
+    costed = models.PositiveIntegerField(default=0)
+    exact = models.PositiveIntegerField(default=0)
+    at_best = models.PositiveIntegerField(default=0)
+    loss_sum = models.DecimalField(max_digits=18, decimal_places=9, default=Decimal(0))
 
     class Meta:
         ordering = ("report_id", "day", "mode", "row")

@@ -1,7 +1,8 @@
 """Celery tasks, and the queueing of the ones a transition asks for.
 
 The tasks are thin wrappers that take ids and call ``games.upkeep`` (or
-``games.reports``). ``report_refresh_later`` and ``luck_verify_later`` queue
+``games.reports``). ``report_refresh_later``, ``luck_verify_later`` and
+``decision_cost_later`` queue
 them once the current transaction commits, from the process's one queueing
 thread, so the socket's answer never waits for the cache or the broker.
 
@@ -70,6 +71,16 @@ def practice_analyse(self: Any, hand_id: int) -> bool:
 @shared_task(name="games.luck_audit", **RETRY)
 def luck_audit(self: Any, size: int | None = None) -> dict[str, int]:
     return upkeep.luck_audit_sample(size=size)
+
+
+@shared_task(name="games.decision_cost", **RETRY)
+def decision_cost(self: Any, hand_id: int) -> str | None:
+    return upkeep.decision_cost_estimate(hand_id=hand_id)
+
+
+@shared_task(name="games.decision_costs_sweep", **RETRY)
+def decision_costs_sweep(self: Any, size: int | None = None) -> int:
+    return upkeep.decision_costs_sweep(size=size)
 
 
 @shared_task(name="games.client_messages_forget", **RETRY)
@@ -177,4 +188,26 @@ def practice_analyse_later(*, hand_id: int) -> None:
         transaction.on_commit(queue, robust=True)
         return
     failed = f"queueing the analysis of practice hand {hand_id} failed; the lock analyses it"
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+
+
+def decision_cost_later(*, hand_ids: list[int]) -> None:
+    """Once the current transaction commits, queue ``games.decision_cost`` for
+    each hand (a revealed hand of a player): the estimate of what its setting
+    gave up against the best, over ``DECISION_COST_SAMPLES`` opponents, off
+    the socket's path. As with the luck check, the broker is reached from the
+    process's queueing thread (embedded, the estimate runs at once, in the
+    callback); a broker that is down is logged, and the beat's
+    ``games.decision_costs_sweep`` estimates the hand later."""
+
+    def queue() -> None:
+        for hand_id in hand_ids:
+            decision_cost.delay(hand_id)
+
+    if not hand_ids:
+        return
+    if _eager():
+        transaction.on_commit(queue, robust=True)
+        return
+    failed = f"queueing the decision cost of hands {hand_ids} failed; the beat sweep estimates it"
     transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)

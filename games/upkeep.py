@@ -12,6 +12,10 @@ on two workers at once, has one effect; a second run finds nothing to do.
   ``tasks.luck_verify_later``), and flag it when it does not match;
 - ``luck_audit_sample``: the same for a sample of stored estimates that were
   never checked (recorded before the check existed, or whose check was lost);
+- ``decision_cost_estimate``: estimate what a revealed hand's setting gave
+  up against the best setting (queued on commit after each reveal by
+  ``tasks.decision_cost_later``); ``decision_costs_sweep`` does it for the
+  hands whose estimate was never queued or lost;
 - ``client_messages_forget``: delete the socket message ids kept against
   resends once they are older than ``CLIENT_MESSAGE_HOURS``.
 """
@@ -28,6 +32,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from . import engine
+from .engine.cost import decision_cost
 from .models import (
     ClientMessage,
     Hand,
@@ -36,6 +41,9 @@ from .models import (
     Table,
 )
 from .realtime import broadcast
+
+# The module, not its function: services import the tasks, which import this.
+from .services import costs
 
 log = logging.getLogger(__name__)
 
@@ -209,3 +217,53 @@ def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
             checked += 1
             flagged += not result["ok"]
     return {"checked": checked, "flagged": flagged}
+
+
+# --- decision cost ------------------------------------------------------------
+
+
+def _uncosted() -> Any:
+    """Players' revealed hands with no decision cost yet (the dealer's are
+    never estimated: nobody reviews them)."""
+    return (
+        Hand.objects.filter(cost_method="", seat__user__isnull=False)
+        .exclude(result="")
+        .select_related("deal__table", "seat")
+    )
+
+
+def _estimate(hand: Hand) -> bool:
+    """Estimate one hand's cost and record it; False when one was already there."""
+    cost = decision_cost(
+        hand.cards, mode=hand.deal.table.mode, side="player", front=hand.front,
+        samples=settings.DECISION_COST_SAMPLES,
+    )
+    return costs.hand_cost_record(
+        hand_id=hand.pk, chosen_expected=cost.chosen_expected,
+        best_expected=cost.best_expected, best_front=list(cost.best_front),
+        opponents=cost.opponents, exact=False, at_best=cost.at_best,
+    )
+
+
+def decision_cost_estimate(*, hand_id: int) -> str | None:
+    """Estimate what one revealed hand's locked setting gave up against the
+    best setting, over the first ``DECISION_COST_SAMPLES`` opponents of the
+    explorer's stream, and record it (``services.hand_cost_record``).
+    "sampled" when written; None when there is nothing to do (no such
+    revealed hand of a player, or a cost already there: a second run is a
+    no-op). The estimate runs before any lock is taken: a revealed setting
+    never changes."""
+    hand = _uncosted().filter(pk=hand_id).first()
+    if hand is None:
+        return None
+    return "sampled" if _estimate(hand) else None
+
+
+def decision_costs_sweep(*, size: int | None = None) -> int:
+    """Estimate up to ``size`` (``DECISION_COST_SWEEP``) players' revealed
+    hands that have no decision cost, oldest first: those revealed before the
+    measure existed, or whose task was never queued (a broker that was down)
+    or was lost. Returns how many this run recorded."""
+    size = settings.DECISION_COST_SWEEP if size is None else size
+    hands = list(_uncosted().order_by("deal__revealed_at", "pk")[:size])
+    return sum(_estimate(hand) for hand in hands)

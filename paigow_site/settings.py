@@ -241,6 +241,7 @@ CELERY_BEAT_SCHEDULE = {
     "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
     "invites-expire": {"task": "games.invites_expire", "schedule": UPKEEP_SECONDS},
     "luck-audit": {"task": "games.luck_audit", "schedule": UPKEEP_SECONDS * 4},
+    "decision-costs-sweep": {"task": "games.decision_costs_sweep", "schedule": UPKEEP_SECONDS},
     "client-messages-forget": {
         "task": "games.client_messages_forget",
         "schedule": UPKEEP_SECONDS * 4,
@@ -385,6 +386,11 @@ SOCKET_MESSAGES_BURST = int(os.environ.get("SOCKET_MESSAGES_BURST", "40"))
 # the luck audit re-derives this many stored estimates per run.
 TABLE_IDLE_HOURS = float(os.environ.get("TABLE_IDLE_HOURS", "24"))
 LUCK_AUDIT_SAMPLE = int(os.environ.get("LUCK_AUDIT_SAMPLE", "50"))
+# A revealed hand's decision cost is first estimated over this many opponents
+# of the explorer's stream (about 70 ms of CPU a hand, docs/benchmarks.md),
+# off the socket's path; the beat's sweep estimates this many missed hands a run.
+DECISION_COST_SAMPLES = int(os.environ.get("DECISION_COST_SAMPLES", "10000"))
+DECISION_COST_SWEEP = int(os.environ.get("DECISION_COST_SWEEP", "50"))
 # How long a socket message id is kept against a resend of it.
 CLIENT_MESSAGE_HOURS = float(os.environ.get("CLIENT_MESSAGE_HOURS", "24"))
 # ... and how many a seat keeps at most (its newest; docs/protocol.md).

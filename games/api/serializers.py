@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ..engine import LUCK_SAMPLES, MODES, PARTS, RESULTS
+from ..engine.cost import COST_METHODS, EXACT_OPPONENTS
 
 
 def _choice(values: list[str], key: str) -> type[serializers.CharField]:
@@ -32,6 +33,7 @@ BackField = _choice(list(PARTS), "back")
 ResultField = _choice(list(RESULTS), "result")
 ModeField = _choice(list(MODES), "mode")
 LuckStatusField = _choice(["pending", "completed"], "luck-status")
+CostStatusField = _choice(["pending", *COST_METHODS], "cost-status")
 
 
 def _cards(help_text: str) -> serializers.ListField:
@@ -107,6 +109,73 @@ class LuckSerializer(serializers.Serializer):
     losses = serializers.IntegerField(allow_null=True, help_text="Losses among the samples.")
 
 
+def _loss(help_text: str, **kwargs: Any) -> serializers.DecimalField:
+    return serializers.DecimalField(
+        max_digits=12, decimal_places=9, allow_null=True, help_text=help_text, **kwargs
+    )
+
+
+class CostSerializer(serializers.Serializer):
+    status = CostStatusField(
+        help_text=(
+            "“pending” until the background estimate is in; “sampled” over `opponents` "
+            f"opponents; “exact” over all {EXACT_OPPONENTS:,}."
+        ),
+    )
+    loss = _loss(
+        "Decision cost: the expected score (win 1, push 0.5, loss 0) your setting gave up "
+        "against the best of the 21 settings over the same opponents; 0 at the best."
+    )
+    at_best = serializers.BooleanField(
+        allow_null=True,
+        help_text=(
+            "Whether you set the best setting (or, while sampled, one tied with it: the 95% "
+            "interval of the difference includes 0)."
+        ),
+    )
+    best_front = _cards("The best setting's front (empty while pending).")
+    best_front_name = serializers.CharField(help_text="The best setting's front, in words.")
+    opponents = serializers.IntegerField(
+        allow_null=True, help_text="How many opponents the figure is over."
+    )
+    computed_at = serializers.DateTimeField(allow_null=True, help_text="When it was computed.")
+
+
+class CostSummarySerializer(serializers.Serializer):
+    hands = serializers.IntegerField(help_text="Revealed deals with a decision cost.")
+    pending = serializers.IntegerField(help_text="Revealed deals whose cost is still pending.")
+    exact = serializers.IntegerField(help_text="Of those with a cost, how many are exact.")
+    at_best = serializers.IntegerField(help_text="Deals set at the best setting.")
+    at_best_share = serializers.DecimalField(
+        max_digits=5, decimal_places=4, allow_null=True,
+        help_text="The share of deals with a cost set at the best (0 to 1); null without any.",
+    )
+    loss_sum = serializers.DecimalField(
+        max_digits=18, decimal_places=6, help_text="Expected score given up, summed."
+    )
+    loss_mean = serializers.DecimalField(
+        max_digits=10, decimal_places=6, allow_null=True,
+        help_text="The average loss per deal with a cost; null without any.",
+    )
+
+
+class DecisionSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The deal's id (its replay: /history/deals/{id}/).")
+    table = serializers.IntegerField(help_text="The table it was played at.")
+    mode = ModeField(help_text="solo or friend.")
+    deal_number = serializers.IntegerField(help_text="The deal's number at its table.")
+    revealed_at = serializers.DateTimeField(help_text="When it was revealed.")
+    front = _cards("Your front.")
+    back = _cards("Your back.")
+    foul = serializers.BooleanField(help_text="Whether your setting was a foul.")
+    cost = CostSerializer(help_text="What it gave up against the best setting.")
+
+
+class WorstRowSerializer(serializers.Serializer):
+    row = serializers.CharField(help_text="The house-way row of the cards.")
+    decisions = DecisionSerializer(many=True, help_text="The worst decisions of the row.")
+
+
 class HandSerializer(serializers.Serializer):
     id = serializers.IntegerField(
         help_text="The deal's id (the same for both sides of a friend table)."
@@ -126,6 +195,7 @@ class HandSerializer(serializers.Serializer):
     ledgers = LedgersSerializer(help_text="Both ledgers' deltas and balances.")
     luck = LuckSerializer(help_text="Luck with its interval, or pending.")
     skill = _skill("Decision skill: −1, −0.5, 0, 0.5 or 1.")
+    cost = CostSerializer(help_text="Decision cost: what your setting gave up against the best.")
 
 
 class SettlementSerializer(serializers.Serializer):
@@ -174,6 +244,7 @@ class SessionSerializer(serializers.Serializer):
     luck_pending = serializers.IntegerField(help_text="Revealed deals whose luck is pending.")
     skill_total = _skill("Decision skill summed over every revealed deal.")
     skill_mean = _mean("Skill total per revealed deal; null before the first.")
+    cost = CostSummarySerializer(help_text="Decision cost over the session's deals.")
     stacks = PairSerializer(help_text="Both stacks now (the actual ledger).")
     with_5 = MoneyPairSerializer(help_text="Both “with 5%” balances now.")
     starting_stack = serializers.IntegerField(help_text="Chips each side started with.")
@@ -191,12 +262,16 @@ class SeriesPointSerializer(serializers.Serializer):
     score = _skill("1 win, 0.5 push, 0 loss.")
     skill = _skill("Decision skill.")
     luck = serializers.FloatField(allow_null=True, help_text="Luck, or null while pending.")
+    loss = _loss("Decision cost of the deal, or null while pending.")
     actual_balance = _money("Your actual balance after the deal.")
     with_5_balance = _money("Your “with 5%” balance after the deal.")
 
 
 class SessionDetailSerializer(SessionSerializer):
     series = SeriesPointSerializer(many=True, help_text="Every revealed deal, in order.")
+    worst = WorstRowSerializer(
+        many=True, help_text="The decisions that gave up most, to review, by house-way row."
+    )
 
 
 class SkillBucketSerializer(serializers.Serializer):
@@ -204,6 +279,7 @@ class SkillBucketSerializer(serializers.Serializer):
     departures = serializers.IntegerField(help_text="Deals where you left the house way.")
     skill_sum = _skill("Decision skill summed.")
     skill_mean = _mean("Skill per deal; null without deals.")
+    cost = CostSummarySerializer(help_text="Decision cost over these deals.")
 
 
 class SkillByRowSerializer(SkillBucketSerializer):
@@ -224,6 +300,9 @@ class SkillReportSerializer(serializers.Serializer):
     by_row = SkillByRowSerializer(many=True, help_text="By house-way row, most played first.")
     by_mode = SkillByModeSerializer(many=True, help_text="By table mode.")
     over_time = SkillByDaySerializer(many=True, help_text="By day, oldest first.")
+    worst = WorstRowSerializer(
+        many=True, help_text="The decisions that gave up most, to review, by house-way row."
+    )
 
 
 class RecordLineSerializer(serializers.Serializer):

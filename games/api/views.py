@@ -101,7 +101,8 @@ def _pk(value: object) -> int:
             "The signed-in player's revealed deals, newest first, 25 a page. Each shows "
             "both sides' cards and settings (the other side's only because the deal is "
             "revealed), the house way, each part's result, the outcome, both ledgers, "
-            "luck (or pending) and decision skill."
+            "luck (or pending), decision skill and the decision cost (what the setting "
+            "gave up against the best, sampled or exact, or pending)."
         ),
     ),
     retrieve=extend_schema(
@@ -144,12 +145,16 @@ class HandViewSet(viewsets.GenericViewSet):
         description=(
             "Each table you have dealt at: deals played, the luck average over completed "
             "estimates and how many completed, the skill total and mean over every "
-            "revealed deal, both stacks and “with 5%” balances, start and end."
+            "revealed deal, the decision cost (average loss per deal and the share set "
+            "at the best), both stacks and “with 5%” balances, start and end."
         ),
     ),
     retrieve=extend_schema(
         summary="One session, deal by deal",
-        description="A session's summary and every revealed deal's balances, luck and skill.",
+        description=(
+            "A session's summary, every revealed deal's balances, luck, skill and decision "
+            "cost, and the worst decisions to review by house-way row."
+        ),
         parameters=[TABLE_ID],
     ),
 )
@@ -189,7 +194,9 @@ class SkillReportView(generics.GenericAPIView):
         summary="Decision skill report",
         description=(
             "Decision skill over your revealed deals: by house-way row (deals, deals where "
-            "you left the house way, skill sum and mean), by mode, and by day."
+            "you left the house way, skill sum and mean, and the decision cost: the "
+            "average loss against the best setting and the share set at the best), by "
+            "mode, and by day; and the worst decisions to review, by house-way row."
         ),
         responses=s.SkillReportSerializer,
     )

@@ -24,6 +24,7 @@ CSV_COLUMNS = (
     "front_result", "back_result", "result", "score",
     "actual_delta", "actual_balance", "with_5_delta", "with_5_balance",
     "luck", "luck_low", "luck_high", "luck_label", "skill",
+    "cost_status", "cost_loss", "cost_at_best", "cost_best_front", "cost_opponents",
 )
 
 
@@ -61,7 +62,9 @@ def _csv_records(*, user: Any, filters: HandFilters | None,
     for start in range(0, len(ids), chunk):
         page = list(hands.filter(pk__in=ids[start:start + chunk]))
         for r in hand_records(page):
-            you, other, way, luck = r["you"], r["other"], r["house_way"], r["luck"]
+            you, other, way, luck, cost = (
+                r["you"], r["other"], r["house_way"], r["luck"], r["cost"]
+            )
             yield [
                 r["id"], r["table"], r["mode"], r["deal_number"], r["revealed_at"].isoformat(),
                 r["stake"], " ".join(you["cards"]), " ".join(you["front"]), " ".join(you["back"]),
@@ -76,6 +79,10 @@ def _csv_records(*, user: Any, filters: HandFilters | None,
                 "" if luck["low"] is None else luck["low"],
                 "" if luck["high"] is None else luck["high"],
                 luck["label"], r["skill"],
+                cost["status"], "" if cost["loss"] is None else format(cost["loss"], "f"),
+                "" if cost["at_best"] is None else _yes(cost["at_best"]),
+                " ".join(cost["best_front"]),
+                "" if cost["opponents"] is None else cost["opponents"],
             ]
 
 

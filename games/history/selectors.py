@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Max, Min, OuterRef, Q, QuerySet, Subquery, Sum, Window
+from django.db.models.functions import RowNumber
 
 from .. import engine
 from ..models import Deal, Hand, LedgerEntry, Seat, Table
@@ -30,6 +31,13 @@ from ..models import Deal, Hand, LedgerEntry, Seat, Table
 MEAN_PLACES = Decimal("0.0001")
 LUCK_PLACES = 3  # a session's luck average, to three decimals
 CENTS = Decimal("0.01")
+# A mean decision cost, to six places; the share set at the best, to four.
+LOSS_MEAN_PLACES = Decimal("0.000001")
+SHARE_PLACES = Decimal("0.0001")
+# The worst decisions listed for review: this many a house-way row at most,
+# in this many rows at most (the rows whose worst decision lost most).
+WORST_PER_ROW = 3
+WORST_ROWS = 8
 
 
 @dataclass(frozen=True)
@@ -113,6 +121,24 @@ def _luck(hand: Hand) -> dict[str, Any]:
     }
 
 
+def _cost(hand: Hand) -> dict[str, Any]:
+    """The decision cost of a hand: "pending" until the background estimate
+    is in, then "sampled" (over ``opponents``) or "exact"."""
+    if not hand.cost_method:
+        return {"status": "pending", "loss": None, "at_best": None, "best_front": [],
+                "best_front_name": "", "opponents": None, "computed_at": None}
+    best = _cards(hand.cost_best_front)
+    return {
+        "status": hand.cost_method,
+        "loss": hand.cost_loss,
+        "at_best": hand.cost_at_best,
+        "best_front": best,
+        "best_front_name": engine.front_name(best),
+        "opponents": hand.cost_opponents,
+        "computed_at": hand.cost_at,
+    }
+
+
 def _side(hand: Hand) -> dict[str, Any]:
     front, back = _cards(hand.front), _cards(hand.back)
     return {
@@ -181,6 +207,7 @@ def _record(
         },
         "luck": _luck(hand),
         "skill": hand.skill,
+        "cost": _cost(hand),
     }
 
 
@@ -235,8 +262,67 @@ def mean(total: Decimal, count: int) -> Decimal | None:
     return (Decimal(total) / count).quantize(MEAN_PLACES, rounding=ROUND_HALF_UP)
 
 
+def share(part: int, count: int) -> Decimal | None:
+    """``part`` of ``count`` as a fraction to four places (None of nothing)."""
+    if not count:
+        return None
+    return (Decimal(part) / count).quantize(SHARE_PLACES, rounding=ROUND_HALF_UP)
+
+
+def cost_summary(*, deals: int, costed: int, at_best: int, exact: int,
+                 loss_sum: Decimal) -> dict[str, Any]:
+    """Decision cost over a set of revealed deals: the mean loss per hand and
+    the share set at the best, over the hands with a cost (the others are
+    pending, as luck estimates are)."""
+    loss_mean = None if not costed else (Decimal(loss_sum) / costed).quantize(
+        LOSS_MEAN_PLACES, rounding=ROUND_HALF_UP
+    )
+    return {
+        "hands": costed,
+        "pending": deals - costed,
+        "exact": exact,
+        "at_best": at_best,
+        "at_best_share": share(at_best, costed),
+        "loss_sum": Decimal(loss_sum).quantize(LOSS_MEAN_PLACES, rounding=ROUND_HALF_UP),
+        "loss_mean": loss_mean,
+    }
+
+
+def worst_decisions(hands: QuerySet[Hand]) -> list[dict[str, Any]]:
+    """The decisions that gave up most, to review: of these revealed hands,
+    those not set at the best, at most ``WORST_PER_ROW`` a house-way row,
+    worst first; the rows ordered by their worst decision (at most
+    ``WORST_ROWS``), each decision with its replay's deal id."""
+    ranked = (
+        hands.filter(cost_at_best=False, cost_loss__gt=0)
+        .annotate(rank=Window(RowNumber(), partition_by=[F("house_row")],
+                              order_by=[F("cost_loss").desc(), F("deal_id").desc()]))
+        .filter(rank__lte=WORST_PER_ROW)
+        .select_related("deal", "deal__table")
+        .order_by("-cost_loss", "-deal_id")
+    )
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for hand in ranked:
+        if hand.house_row not in rows and len(rows) >= WORST_ROWS:
+            continue
+        front, back = _cards(hand.front), _cards(hand.back)
+        rows.setdefault(hand.house_row, []).append({
+            "id": hand.deal_id,
+            "table": hand.deal.table_id,
+            "mode": hand.deal.table.mode,
+            "deal_number": hand.deal.number,
+            "revealed_at": hand.deal.revealed_at,
+            "front": front,
+            "back": back,
+            "foul": bool(hand.foul),
+            "cost": _cost(hand),
+        })
+    return [{"row": row, "decisions": decisions} for row, decisions in rows.items()]
+
+
 REVEALED = Q(hands__deal__status=Deal.Status.REVEALED)
 COMPLETED = Q(hands__luck_wins__isnull=False)
+COSTED = REVEALED & ~Q(hands__cost_method="")
 
 
 def sessions(*, user: Any) -> QuerySet[Seat]:
@@ -253,6 +339,10 @@ def sessions(*, user: Any) -> QuerySet[Seat]:
             skill_total=Sum("hands__skill", filter=REVEALED),
             luck_completed=Count("hands", filter=COMPLETED),
             luck_points=Sum(2 * F("hands__luck_wins") + F("hands__luck_pushes"), filter=COMPLETED),
+            cost_hands=Count("hands", filter=COSTED),
+            cost_at_best=Count("hands", filter=COSTED & Q(hands__cost_at_best=True)),
+            cost_exact=Count("hands", filter=COSTED & Q(hands__cost_method="exact")),
+            cost_loss_sum=Sum("hands__cost_loss", filter=COSTED),
             started_at=Min("hands__deal__dealt_at"),
             ended_at=Max("hands__deal__revealed_at"),
             other_stack=Subquery(other.values("stack")[:1]),
@@ -287,6 +377,13 @@ def session_record(seat: Seat) -> dict[str, Any]:
         "luck_pending": deals - completed,
         "skill_total": skill_total,
         "skill_mean": mean(skill_total, deals),
+        "cost": cost_summary(
+            deals=deals,
+            costed=seat.cost_hands,  # type: ignore[attr-defined]
+            at_best=seat.cost_at_best,  # type: ignore[attr-defined]
+            exact=seat.cost_exact,  # type: ignore[attr-defined]
+            loss_sum=seat.cost_loss_sum or Decimal(0),  # type: ignore[attr-defined]
+        ),
         "stacks": {"you": seat.stack, "other": seat.other_stack},  # type: ignore[attr-defined]
         "with_5": {
             "you": seat.balance_with_commission,
@@ -299,7 +396,8 @@ def session_record(seat: Seat) -> dict[str, Any]:
 
 
 def session_detail(*, user: Any, table_id: int) -> dict[str, Any] | None:
-    """One session with its deal-by-deal series (both ledgers, luck, skill)."""
+    """One session with its deal-by-deal series (both ledgers, luck, skill,
+    decision cost) and its worst decisions to review."""
     seat = sessions(user=user).filter(table_id=table_id).first()
     if seat is None:
         return None
@@ -321,9 +419,11 @@ def session_detail(*, user: Any, table_id: int) -> dict[str, Any] | None:
             "score": h.score,
             "skill": h.skill,
             "luck": h.luck,
+            "loss": h.cost_loss,
             "actual_balance": entries[(h.deal_id, LedgerEntry.Ledger.ACTUAL)],
             "with_5_balance": entries[(h.deal_id, LedgerEntry.Ledger.WITH_COMMISSION)],
         }
         for h in rows
     ]
+    record["worst"] = worst_decisions(rows)
     return record

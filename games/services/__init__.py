@@ -3,12 +3,14 @@
 Split by what they change: ``tables`` (opening a table, stakes, deals,
 settings and the reveal), ``invites`` (links and the friend's seat) and
 ``luck`` (the devices' estimates), ``practice`` (the practice table's hands,
-with no table, stake or ledger). ``transition`` opens a table for one
+with no table, stake or ledger) and ``costs`` (each revealed hand's decision
+cost, written in the background). ``transition`` opens a table for one
 transition: the row lock, the seats and the latest deal, passed to the
 service by argument. The socket's own writes (presence, message ids) live in
 ``games.realtime``.
 """
 
+from .costs import hand_cost_record
 from .invites import INVITE_TOKEN, invite_accept, invite_create, invite_revoke, table_join
 from .luck import LUCK_SAMPLES, luck_record
 from .practice import practice_analyse, practice_deal, practice_lock
@@ -30,6 +32,7 @@ __all__ = [
     "deal_rebet",
     "deal_reveal",
     "deal_start",
+    "hand_cost_record",
     "invite_accept",
     "invite_create",
     "invite_revoke",

@@ -336,4 +336,8 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
     sql.save(deal, ["status", "revealed_at"])
     # The skill-report aggregates catch up in the background once this commits.
     tasks.report_refresh_later(user_ids=[s.user_id for s in held.seats if s.user_id])
+    # Each player's decision cost is estimated off the socket's path.
+    tasks.decision_cost_later(
+        hand_ids=[h.pk for h in hands if held.seats[h.seat_number].user_id is not None]
+    )
     flow_save(table, state, after)

@@ -6,6 +6,7 @@ text faces remain the no-script fallback."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
 
 from django import template
 from django.utils.html import format_html, format_html_join
@@ -66,3 +67,25 @@ def signed(value: object) -> str:
     except ValueError:
         return text
     return f"+{text}" if positive else text
+
+
+@register.filter
+def percent(value: object) -> str:
+    """A share from 0 to 1 as a whole percentage, rounded half up:
+    ``{{ share|percent }}``.
+
+    >>> percent("0.8333"), percent(1), percent("0.0050")
+    ('83%', '100%', '1%')
+    """
+    share = Decimal(str(value)) * 100
+    return f"{share.quantize(Decimal(1), rounding=ROUND_HALF_UP)}%"
+
+
+@register.filter
+def thousands(value: object) -> str:
+    """A whole number with thousands separated by commas: 10,000.
+
+    >>> thousands(10000), thousands(53524680)
+    ('10,000', '53,524,680')
+    """
+    return f"{int(str(value)):,}"

@@ -59,6 +59,25 @@ def test_every_endpoint_and_field_is_described() -> None:
     assert components["SkillDetail"]["properties"]["difference"]["description"]
 
 
+@pytest.mark.django_db
+def test_the_schema_describes_the_decision_cost() -> None:
+    components = Client().get("/api/schema/?format=json").json()["components"]["schemas"]
+    cost = {"allOf": [{"$ref": "#/components/schemas/Cost"}]}
+    summary = {"allOf": [{"$ref": "#/components/schemas/CostSummary"}]}
+    assert {k: components[k]["properties"]["cost"]["allOf"] for k in (
+        "Hand", "HandDetail", "Session", "SkillBucket", "SkillByRow")} == {
+        "Hand": cost["allOf"], "HandDetail": cost["allOf"], "Session": summary["allOf"],
+        "SkillBucket": summary["allOf"], "SkillByRow": summary["allOf"],
+    }
+    assert components["CostStatusEnum"]["enum"] == ["pending", "sampled", "exact"]
+    assert set(components["Cost"]["properties"]) == {
+        "status", "loss", "at_best", "best_front", "best_front_name", "opponents", "computed_at"
+    }
+    for name in ("SessionDetail", "SkillReport"):
+        worst = components[name]["properties"]["worst"]
+        assert worst["items"] == {"$ref": "#/components/schemas/WorstRow"}, name
+
+
 SIDECAR = "/static/drf_spectacular_sidecar/swagger-ui-dist/"
 
 

@@ -53,6 +53,8 @@ TASKS = (
     tasks.report_refresh,
     tasks.luck_audit,
     tasks.client_messages_forget,
+    tasks.decision_cost,
+    tasks.decision_costs_sweep,
 )
 
 
@@ -81,7 +83,7 @@ def test_the_beat_schedule_names_registered_tasks() -> None:
     schedule = settings.CELERY_BEAT_SCHEDULE
     assert {entry["task"] for entry in schedule.values()} == {
         "games.tables_close_idle", "games.invites_expire", "games.luck_audit",
-        "games.client_messages_forget",
+        "games.client_messages_forget", "games.decision_costs_sweep",
     }
     for entry in schedule.values():
         assert entry["task"] in app.tasks
@@ -198,6 +200,9 @@ def test_each_reveal_queues_a_refresh_of_both_players(
     with (
         mock.patch.object(tasks.report_refresh, "delay") as delay,
         mock.patch.object(tasks.report_refresh, "apply_async") as later,
+        # Each decision cost queues a refresh of its own once written
+        # (tests/background/test_decision_cost.py); here only the reveal's.
+        mock.patch.object(tasks.decision_cost, "delay"),
     ):
         with django_capture_on_commit_callbacks(execute=True):
             services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
@@ -213,7 +218,13 @@ def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
 ) -> None:
     cache.delete(f"report-refresh:{player.pk}")  # no window left open by an earlier run
     table = services.table_start(user=player, mode="solo")
-    with django_capture_on_commit_callbacks(execute=True):
+    # Eagerly a windowed refresh runs before the reveals' decision costs are
+    # in (a worker runs it a window later, after them): the costs and their
+    # refresh are tests/background/test_decision_cost.py's.
+    with (
+        mock.patch.object(tasks.decision_cost, "delay"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         play(player, table, STRONG, WEAK)
         play(player, table, COPY_A, COPY_B)
         play(player, table, SPLIT_A, SPLIT_B, front=["2h", "4d"])  # leaves the house way

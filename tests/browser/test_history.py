@@ -114,3 +114,32 @@ def test_history_session_and_skill_report_draw_their_charts(
         page.get_by_role("link", name="Download CSV").click()
     path = Path(download.value.path())
     assert path.read_text().count("\n") == len(SEED) + 1
+
+
+def test_the_session_and_the_report_show_the_decision_cost_and_link_what_to_review(
+    page: Any, site: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Seeded through the services, each reveal's cost is estimated in the
+    background (embedded: at once, once the reveal commits)."""
+    name = sign_up(page, site)
+    table_id = seed_site(tmp_path_factory, name)
+
+    page.goto(f"{site}/history/sessions/{table_id}/")
+    figures = page.locator(".figures")
+    expect(figures).to_contain_text(re.compile(r"Average loss per deal\s*0\.\d{3}"))
+    expect(figures).to_contain_text(re.compile(r"Set at the best\s*\d+%"))
+    expect(page.get_by_role("heading", name="Decisions to review")).to_be_visible()
+    review = page.locator(".worst-list a")
+    expect(review.first).to_be_visible()
+    screenshot(page, "session-decision-cost-1280")
+
+    page.goto(f"{site}/history/skill/")
+    expect(page.locator(".figures")).to_contain_text(re.compile(r"Set at the best\s*\d+%"))
+    expect(page.get_by_role("columnheader", name="Average loss")).to_be_visible()
+    page.locator(".worst-list a").first.click()
+    page.wait_for_url(re.compile(r"/history/deals/\d+/"))
+    expect(page.locator(".decision-cost")).to_contain_text(
+        re.compile(r"Gave up 0\.\d{3} against the best:.*estimated over 10,000 opponents")
+    )
+    page.goto(f"{site}/rules/#decision-cost")
+    expect(page.get_by_role("heading", name="How it differs from decision skill")).to_be_visible()

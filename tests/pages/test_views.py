@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -122,3 +123,15 @@ def test_before_the_reveal_the_page_holds_no_dealer_card_nor_the_deck(
     dealer = Hand.objects.get(deal=deal, seat_number=1)
     assert all(f'"{card}"' in page for card in dealer.card_list)
     assert deal.secret in page
+
+
+def test_the_rules_page_says_what_the_decision_cost_is_and_how_it_differs_from_skill(
+    settings: Any,
+) -> None:
+    settings.DECISION_COST_SAMPLES = 10_000
+    page = Client().get("/rules/").content.decode()
+    section = " ".join(page.split('<section id="decision-cost">')[1].split("</section>")[0].split())
+    assert ("over the first 10,000 opponents" in section, "53,524,680" in section,
+            "not one of the game's rules" in section,
+            "How it differs from decision skill" in section) == (True, True, True, True)
+    assert '<a href="#decision-cost">Decision cost</a>' in page

@@ -1,0 +1,104 @@
+"""Writes of a revealed hand's decision cost (the project's own measure, beside
+rules §7's decision skill): the expected score its locked setting gave up
+against the best of the 21 settings.
+
+Two computations write it: the background estimate over a sample of the
+explorer's stream (``games.decision_cost``, queued after each reveal) and the
+exact analysis over every opponent. An exact figure replaces an estimate;
+nothing replaces an exact one.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP, Decimal
+
+from django.db import transaction
+from django.utils import timezone
+
+from .. import tasks
+from ..engine.cards import parse_cards
+from ..engine.cost import EXACT_OPPONENTS, LOSS_PLACES
+from ..models import Hand
+
+__all__ = ["LOSS_PLACES", "cost_loss", "hand_cost_record"]
+
+
+def cost_loss(*, chosen_expected: float, best_expected: float) -> Decimal:
+    """The loss as stored: ``best_expected − chosen_expected`` from the two
+    floats' exact values, rounded half up to nine places.
+
+    >>> cost_loss(chosen_expected=0.5, best_expected=0.543)
+    Decimal('0.043000000')
+    """
+    return (Decimal(best_expected) - Decimal(chosen_expected)).quantize(
+        LOSS_PLACES, rounding=ROUND_HALF_UP
+    )
+
+
+def hand_cost_record(
+    *,
+    hand_id: int,
+    chosen_expected: float,
+    best_expected: float,
+    best_front: list[str] | tuple[str, ...],
+    opponents: int,
+    exact: bool,
+    at_best: bool | None = None,
+) -> bool:
+    """Store what a revealed hand's locked setting gave up against the best
+    setting: ``best_expected − chosen_expected`` over ``opponents`` opponents
+    (``exact``: every one of the C(46, 7)), and the best setting's front.
+
+    ``at_best`` says whether the locked setting counts as set at the best; by
+    default (and always for an exact figure) when it gives up nothing. An
+    estimate may pass the explorer's tie rule instead (within its 95%
+    interval of the best).
+
+    In one transaction holding the hand's row: an exact figure replaces an
+    estimate, an estimate is written only where there is none yet, and an
+    exact one is never replaced (a second run is a no-op). Returns whether
+    anything was written. Once it commits, the player's skill report catches
+    up (``games.report_refresh``). The cost is no part of what a seat sees at
+    the table, so the table's own lock and version are left alone.
+    """
+    values = (chosen_expected, best_expected)
+    if any(isinstance(v, bool) or not isinstance(v, int | float) for v in values):
+        raise TypeError("Expected scores are numbers from 0 to 1.")
+    if not 0 <= chosen_expected <= best_expected <= 1:
+        raise ValueError(
+            "Expected scores run from 0 to 1, and the best is at least the chosen setting's."
+        )
+    if isinstance(opponents, bool) or not isinstance(opponents, int) or opponents < 1:
+        raise ValueError("A cost is computed over at least one opponent.")
+    if exact and opponents != EXACT_OPPONENTS:
+        raise ValueError(f"An exact cost is over all {EXACT_OPPONENTS:,} opponents.")
+    loss = cost_loss(chosen_expected=chosen_expected, best_expected=best_expected)
+    if exact or at_best is None:
+        at_best = loss == 0
+    with transaction.atomic():
+        hand = (
+            Hand.objects.select_for_update(of=("self",))
+            .select_related("seat")
+            .filter(pk=hand_id)
+            .first()
+        )
+        if hand is None:
+            raise Hand.DoesNotExist(f"There is no hand {hand_id}.")
+        if not hand.result:
+            raise ValueError("A decision cost is recorded only for a revealed hand.")
+        front = parse_cards(best_front, count=2)  # a CardError is a ValueError
+        if not set(front) <= set(hand.card_list):
+            raise ValueError("The best setting's front must be two of the hand's cards.")
+        if hand.cost_method == "exact" or (hand.cost_method and not exact):
+            return False
+        Hand.objects.filter(pk=hand.pk).update(
+            cost_loss=loss,
+            cost_at_best=at_best,
+            cost_best_front=" ".join(front),
+            cost_method="exact" if exact else "sampled",
+            cost_opponents=opponents,
+            cost_at=timezone.now(),
+        )
+        if hand.seat.user_id is not None:
+            tasks.report_refresh_later(user_ids=[hand.seat.user_id])
+    return True

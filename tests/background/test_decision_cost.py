@@ -1,0 +1,184 @@
+"""Each player's decision cost is estimated in the background after the reveal
+(``games.decision_cost``, queued on commit), once; a broker that is down never
+fails the reveal, and the beat's sweep estimates what was missed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+from unittest import mock
+
+import pytest
+
+from games import services, tasks, upkeep
+from games.engine.cost import decision_cost
+from games.models import Deal, Hand
+from paigow_site.celery import app
+from tests.support import (
+    SPLIT_A,
+    SPLIT_B,
+    STRONG,
+    WEAK,
+    deck_with,
+    friends_mid_deal,
+    house_front,
+)
+
+pytestmark = pytest.mark.django_db
+
+TWO_PAIR = "As Ah 8d 8c Ks 7h 4d"  # the two-pair lesson (rules §9)
+
+
+@pytest.fixture(autouse=True)
+def fewer_opponents(settings: Any) -> None:
+    settings.DECISION_COST_SAMPLES = 2000
+
+
+def solo(player: Any, play_solo: Callable[..., Deal], mine: str, front: list[str],
+         capture: Any) -> Hand:
+    table = services.table_start(user=player, mode="solo")
+    with capture(execute=True):
+        deal = play_solo(player, table, mine, WEAK, front=front)
+    return Hand.objects.get(deal=deal, seat_number=0)
+
+
+def test_the_players_hand_is_estimated_after_the_reveal(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    hand = solo(player, play_solo, TWO_PAIR, ["Ks", "7h"], django_capture_on_commit_callbacks)
+    expected = decision_cost(TWO_PAIR, mode="solo", front="Ks 7h", samples=2000)
+    assert (hand.cost_method, hand.cost_opponents, hand.cost_at_best, hand.cost_best_front) == (
+        "sampled", 2000, False, "8d 8c"
+    )
+    assert hand.cost_loss == Decimal(expected.loss).quantize(Decimal("0.000000001"))
+
+
+def test_the_house_way_of_the_two_pair_lesson_gives_up_nothing(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    hand = solo(player, play_solo, TWO_PAIR, house_front(TWO_PAIR),
+                django_capture_on_commit_callbacks)
+    assert (hand.cost_loss, hand.cost_at_best) == (Decimal(0), True)
+
+
+def test_the_dealers_hand_is_not_estimated(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    hand = solo(player, play_solo, STRONG, house_front(STRONG),
+                django_capture_on_commit_callbacks)
+    dealer = Hand.objects.get(deal=hand.deal, seat_number=1)
+    assert dealer.cost_method == ""
+
+
+def test_both_friends_are_estimated(
+    player: Any, friend: Any, rig: Callable[..., None],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    rig(deck_with(SPLIT_A, SPLIT_B))
+    table = friends_mid_deal(player, friend, stake=5)
+    services.setting_lock(user=player, table_id=table.pk, front=house_front(SPLIT_A))
+    with django_capture_on_commit_callbacks(execute=True):
+        services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
+    methods = Hand.objects.filter(deal__table=table).values_list("cost_method", flat=True)
+    assert list(methods) == ["sampled", "sampled"]
+
+
+def test_a_foul_counts_as_the_setting_chosen(
+    player: Any, rig: Callable[..., None], django_capture_on_commit_callbacks: Any,
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    rig(deck_with(WEAK, STRONG))
+    services.stake_propose(user=player, table_id=table.pk, amount=5)
+    deal = services.deal_start(user=player, table_id=table.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.setting_lock(user=player, table_id=table.pk, front=["Js", "9h"],
+                              confirm_foul=True)
+    hand = Hand.objects.get(deal=deal, seat_number=0)
+    expected = decision_cost(WEAK, mode="solo", front="Js 9h", samples=2000)
+    assert (hand.foul, hand.cost_at_best) == (True, False)
+    assert hand.cost_loss == Decimal(expected.loss).quantize(Decimal("0.000000001"))
+
+
+def test_running_the_task_again_changes_nothing(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    hand = solo(player, play_solo, TWO_PAIR, ["Ks", "7h"], django_capture_on_commit_callbacks)
+    before = (hand.cost_loss, hand.cost_at)
+    assert tasks.decision_cost.delay(hand.pk).get() is None
+    hand.refresh_from_db()
+    assert (hand.cost_loss, hand.cost_at) == before
+
+
+def test_the_task_leaves_an_exact_figure_alone(
+    player: Any, play_solo: Callable[..., Deal],
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    deal = play_solo(player, table, TWO_PAIR, WEAK)  # on-commit work not run
+    hand = Hand.objects.get(deal=deal, seat_number=0)
+    services.hand_cost_record(
+        hand_id=hand.pk, chosen_expected=0.6, best_expected=0.6, best_front=["8d", "8c"],
+        opponents=53_524_680, exact=True,
+    )
+    assert upkeep.decision_cost_estimate(hand_id=hand.pk) is None
+    hand.refresh_from_db()
+    assert (hand.cost_method, hand.cost_loss) == ("exact", Decimal(0))
+
+
+def test_an_unknown_hand_is_nothing_to_do() -> None:
+    assert tasks.decision_cost.delay(10**9).get() is None
+
+
+def test_the_task_is_retried_like_the_others() -> None:
+    from django.db import OperationalError
+
+    assert (OperationalError in tasks.decision_cost.autoretry_for,
+            tasks.decision_cost.acks_late) == (True, True)
+
+
+@pytest.mark.parametrize("eager", [True, False])
+def test_a_broker_that_is_down_never_fails_a_reveal_and_the_sweep_catches_up(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch, eager: bool,
+) -> None:
+    monkeypatch.setitem(app.conf, "task_always_eager", eager)
+    table = services.table_start(user=player, mode="solo")
+    down = ConnectionError("the broker is down")
+    with (
+        mock.patch.object(tasks.decision_cost, "delay", side_effect=down),
+        mock.patch.object(tasks.report_refresh, "delay", side_effect=down),
+        mock.patch.object(tasks.report_refresh, "apply_async", side_effect=down),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        deal = play_solo(player, table, TWO_PAIR, WEAK, front=["Ks", "7h"])
+    tasks.refreshes_queued_wait()
+    deal.refresh_from_db()
+    hand = Hand.objects.get(deal=deal, seat_number=0)
+    assert (deal.revealed, hand.cost_method) == (True, "")
+    monkeypatch.setitem(app.conf, "task_always_eager", True)
+    assert tasks.decision_costs_sweep.delay().get() == 1
+    hand.refresh_from_db()
+    assert (hand.cost_method, hand.cost_best_front) == ("sampled", "8d 8c")
+    assert tasks.decision_costs_sweep.delay().get() == 0  # nothing left
+
+
+def test_the_sweep_takes_the_oldest_first_and_at_most_its_size(
+    player: Any, play_solo: Callable[..., Deal],
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    deals = [play_solo(player, table, TWO_PAIR, WEAK) for _ in range(3)]
+    assert upkeep.decision_costs_sweep(size=2) == 2
+    costed = Hand.objects.filter(deal__in=deals, seat_number=0).order_by("deal__number")
+    assert [h.cost_method for h in costed] == ["sampled", "sampled", ""]
+
+
+def test_a_recorded_cost_brings_the_players_report_up_to_date(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+    settings: Any,
+) -> None:
+    from games.models import PlayerReport
+
+    settings.REPORT_REFRESH_SECONDS = 0  # a refresh after every change
+    hand = solo(player, play_solo, TWO_PAIR, ["Ks", "7h"], django_capture_on_commit_callbacks)
+    report = PlayerReport.objects.get(user=player)
+    assert (report.hands, report.costed, report.cost_loss_sum) == (1, 1, hand.cost_loss)
