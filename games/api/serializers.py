@@ -327,6 +327,9 @@ class RecordLineSerializer(serializers.Serializer):
     skill_total = _skill("Decision skill summed over every revealed deal.")
     skill_mean = _mean("Skill total per revealed deal; null before the first.")
     departures = serializers.IntegerField(help_text="Deals where you left the house way.")
+    cost = CostSummarySerializer(
+        help_text="Decision cost: what your settings gave up against the best, per decision."
+    )
 
 
 class RecordByModeSerializer(RecordLineSerializer):

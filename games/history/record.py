@@ -81,6 +81,9 @@ def _line(counts: dict[str, int], nets: tuple[Decimal, Decimal], skill: dict[str
         "skill_total": skill["skill_sum"],
         "skill_mean": skill["skill_mean"],
         "departures": skill["departures"],
+        # Decision cost (what the settings gave up against the best), as the
+        # skill report sums it: the mean over the hands whose cost is in.
+        "cost": skill["cost"],
     }
 
 

@@ -18,7 +18,7 @@ from accounts.tokens import token_create
 from games import services
 from games.engine import house_way
 from games.history.record import player_record
-from games.models import Deal, LedgerEntry, Seat, Table
+from games.models import Deal, Hand, LedgerEntry, Seat, Table
 from tests.api.test_permissions import body, client_for
 from tests.support import (
     COPY_A,
@@ -207,3 +207,18 @@ def test_practice_is_in_the_record_apart_from_the_tables(player: Any, settings: 
     assert player_record(user=player)["total"]["deals"] == 0  # no chips, no deal
     page = body(client_for(player).get("/record/")).decode()
     assert re.search(r"<dt>Hands practised</dt><dd>2</dd>", page)
+
+
+
+def test_the_record_has_the_average_decision_cost(seeded: dict[str, Any], player: Any) -> None:
+    hands = list(Hand.objects.filter(seat__user=player, deal__status="revealed"))
+    for number, hand in enumerate(hands):  # two of the five costed, one at the best
+        if number < 2:
+            services.hand_cost_record(hand_id=hand.pk, chosen_expected=0.5 - number / 10,
+                                      best_expected=0.5, best_front=list(hand.card_list[:2]),
+                                      opponents=10_000, exact=False, at_best=number == 0)
+    cost = client_for(player).get("/api/record/").json()["total"]["cost"]
+    assert (cost["hands"], cost["pending"], cost["at_best"]) == (2, 3, 1)
+    assert Decimal(cost["loss_mean"]) == Decimal("0.05")
+    page = body(client_for(player).get("/record/")).decode()
+    assert re.search(r"<dt>Average loss per deal</dt><dd>0\.050 ", page)
