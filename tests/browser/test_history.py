@@ -135,7 +135,9 @@ def test_the_session_and_the_report_show_the_decision_cost_and_link_what_to_revi
 
     page.goto(f"{site}/history/skill/")
     expect(page.locator(".figures")).to_contain_text(re.compile(r"Set at the best\s*\d+%"))
-    expect(page.get_by_role("columnheader", name="Average loss")).to_be_visible()
+    for table in ("By house-way row", "By mode"):
+        region = page.get_by_role("region", name=table)
+        expect(region.get_by_role("columnheader", name="Average loss")).to_be_visible()
     page.locator(".worst-list a").first.click()
     page.wait_for_url(re.compile(r"/history/deals/\d+/"))
     expect(page.locator(".decision-cost")).to_contain_text(
