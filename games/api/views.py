@@ -251,11 +251,12 @@ class ExactView(APIView):
         seat = game_selectors.exact_seat(user=request.user, table_id=ids[0], number=ids[1])
         if seat is None:
             raise missing
-        args = {"cards": seat.cards, "mode": seat.mode, "side": seat.side}
-        found = analysis.exact_analysis_cached(**args)
+        cards, mode, side = seat
+        found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:
-            analysis.exact_analysis_request(**args)
-            found = analysis.exact_analysis_cached(**args)  # embedded: computed at once
+            analysis.exact_analysis_request(cards=cards, mode=mode, side=side)
+            # Embedded (eager, outside a transaction) it was computed just now.
+            found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:
             return Response({"status": "pending", "detail": PENDING}, status=202)
         return Response({"status": "ready", **found.to_json()})

@@ -70,12 +70,21 @@ def test_a_broker_that_is_down_is_logged_and_the_next_request_queues_again(
     assert [c.args for c in queued.call_args_list] == [(REP, "solo", "player")]
 
 
-def test_nothing_is_queued_when_the_transaction_rolls_back(production: None) -> None:
+def test_nothing_is_queued_when_the_transaction_rolls_back(
+    production: None, django_capture_on_commit_callbacks: Any,
+) -> None:
     from django.db import transaction
 
-    with mock.patch.object(tasks.exact_analyse, "delay") as queued:
-        with pytest.raises(RuntimeError), transaction.atomic():
+    def rolled_back() -> None:
+        with transaction.atomic():
             tasks.exact_analyse_later(cards=REP, mode="solo", side="player")
             raise RuntimeError
+
+    with mock.patch.object(tasks.exact_analyse, "delay") as queued:
+        with django_capture_on_commit_callbacks(execute=True) as callbacks:
+            with pytest.raises(RuntimeError):
+                rolled_back()
+            tasks.exact_analyse_later(cards=REP, mode="solo", side="player")  # this one commits
         tasks.refreshes_queued_wait()
-    assert queued.call_args_list == []
+    assert len(callbacks) == 1
+    assert [c.args for c in queued.call_args_list] == [(REP, "solo", "player")]
