@@ -588,3 +588,19 @@ class PracticeHand(models.Model):
     @property
     def locked(self) -> bool:
         return self.locked_at is not None
+
+
+class ExactAnalysisCache(models.Model):
+    """The exact analysis (``engine.exact``) of one suit class of hands, for a
+    mode and side: ``key`` is ``engine.exact_key``, ``payload`` the class
+    representative's ``ExactAnalysis.to_json()`` (a member hand's own is
+    ``engine.exact_for``), ``seconds`` the CPU time it took. Written once
+    (``services.analysis``); it never changes, since the rules do not."""
+
+    key = models.CharField(max_length=80, unique=True)
+    payload = models.JSONField()
+    seconds = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"Exact analysis {self.key}"

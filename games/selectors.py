@@ -422,3 +422,27 @@ def deal_verification(*, user: Any, table_id: int, number: int) -> dict[str, Any
         view["preimage"] = " ".join(deal.deck) + "|" + deal.secret
         view["verified"] = engine.verify_shuffle(deal.deck, deal.secret, deal.commitment)
     return view
+
+
+class ExactSeat(NamedTuple):
+    """What the exact analysis of a seat's hand is asked for (``api``)."""
+
+    cards: tuple[str, ...]
+    mode: str
+    side: str
+
+
+def exact_seat(*, user: Any, table_id: int, number: int) -> ExactSeat | None:
+    """The signed-in player's own seat's hand of a deal, once that seat has
+    locked or the deal is revealed: its cards, the table's mode and the seat's
+    side. None otherwise (not the player's deal, no such deal, not locked
+    yet), so an id tells nothing."""
+    hand = (
+        Hand.objects.filter(deal__table_id=table_id, deal__number=number, seat__user_id=user.pk)
+        .select_related("deal__table", "seat")
+        .first()
+    )
+    if hand is None or not (hand.locked_at is not None or hand.deal.revealed):
+        return None
+    side = "dealer" if hand.seat.is_dealer else "player"
+    return ExactSeat(cards=tuple(hand.cards.split()), mode=hand.deal.table.mode, side=side)

@@ -21,11 +21,13 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_init, worker_process_init
 from django.conf import settings
 from django.core.cache import BaseCache, caches
 from django.db import InterfaceError, OperationalError, transaction
 
 from . import reports, upkeep
+from .engine.exact import build_tables
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,26 @@ def practice_analyse(self: Any, hand_id: int) -> bool:
     from .services.practice import practice_analyse as analyse
 
     return analyse(hand_id=hand_id)
+
+
+@shared_task(name="games.exact_analyse", **RETRY)
+def exact_analyse(self: Any, cards: str, mode: str, side: str) -> int:
+    """The exact analysis of a suit class (its representative's cards, the
+    table's mode and the seat's side), stored once; a class already stored is
+    read, not computed again. Returns the opponents counted."""
+    from .services.analysis import exact_analysis_compute
+
+    return exact_analysis_compute(cards=cards, mode=mode, side=side).opponents
+
+
+@worker_init.connect
+@worker_process_init.connect
+def _exact_tables_build(**_: Any) -> None:
+    """A worker builds the exact analysis's pattern tables as it starts (a few
+    seconds), so its first hand takes as long as the rest. Built in the main
+    process (``worker_init``), forked pool processes inherit them and
+    ``worker_process_init`` finds them built; never in eager mode."""
+    build_tables()
 
 
 @shared_task(name="games.luck_audit", **RETRY)
@@ -210,4 +232,38 @@ def decision_cost_later(*, hand_ids: list[int]) -> None:
         transaction.on_commit(queue, robust=True)
         return
     failed = f"queueing the decision cost of hands {hand_ids} failed; the beat sweep estimates it"
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+
+
+EXACT_QUEUE_SECONDS = 30  # while one is queued, another request for the class queues nothing
+
+
+def exact_mark(*, cards: str, mode: str, side: str) -> str:
+    """The cache key that says a class's analysis was queued a moment ago."""
+    return f"exact-analyse:{mode}:{side}:{cards.replace(' ', '.')}"
+
+
+def exact_analyse_later(*, cards: str, mode: str, side: str) -> None:
+    """Once the current transaction commits (at once outside one), queue
+    ``games.exact_analyse`` for a suit class's representative, at most once
+    every ``EXACT_QUEUE_SECONDS`` a class (the explorer asks every few
+    seconds while it waits). Embedded, it runs at once, in the callback; a
+    broker or cache that is down is logged, and a later request queues again."""
+
+    def queue() -> None:
+        if _eager():
+            exact_analyse.delay(cards, mode, side)
+            return
+        mark = exact_mark(cards=cards, mode=mode, side=side)
+        if _marks().add(mark, True, timeout=EXACT_QUEUE_SECONDS):
+            try:
+                exact_analyse.delay(cards, mode, side)
+            except Exception:
+                _marks().delete(mark)  # not queued: the next request tries again
+                raise
+
+    if _eager():
+        transaction.on_commit(queue, robust=True)
+        return
+    failed = f"queueing the exact analysis of {mode} {side} {cards} failed; asked again later"
     transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)

@@ -232,3 +232,116 @@ describe("the explorer's DOM", () => {
     assert.equal(find(wrap, "table")[0].attributes["aria-busy"], undefined);
   });
 });
+
+describe("the exact figures (from the server)", () => {
+  const EXACT = JSON.parse(readFileSync(new URL("./fixtures/exact.json", import.meta.url), "utf8"));
+  const frame = () => ({ ...state({ front: ["Jc", "7d"] }), table: { id: 12, mode: "solo" } });
+
+  test("the endpoint is this seat's own deal at this table", () => {
+    assert.equal(explorer.exactUrl(frame()), "/api/tables/12/deals/4/exact/");
+  });
+
+  test("what each setting gives up against the best: best − this, 3 decimals, 0 for the best", () => {
+    assert.equal(explorer.givesUp(0.5, 0.5), "0.000");
+    assert.equal(explorer.givesUp(0.5312, 0.4998), "0.031");
+    const model = explorer.exactModel(EXACT, frame());
+    const best = EXACT.settings[0].expected;
+    assert.equal(model.rows[0].cells[4], "Best (gives up 0.000)");
+    model.rows.slice(1).forEach((row, i) => {
+      const lost = (best - EXACT.settings[i + 1].expected).toFixed(3);
+      assert.match(row.cells[4], new RegExp(`^Gives up ${lost.replace(".", "\\.")} against the best`));
+    });
+    assert.equal(model.rows[1].cells[4], "Gives up 0.000 against the best (as good, to 3 decimals)");
+  });
+
+  test("21 rows best first with exact scores and counts, the best, the house way and yours said in words", () => {
+    const model = explorer.exactModel(EXACT, frame());
+    assert.equal(model.rows.length, 21);
+    assert.deepEqual(model.headers, explorer.EXACT_HEADERS);
+    assert.equal(model.rows[0].cells[3], EXACT.settings[0].expected.toFixed(3));
+    const s = EXACT.settings[0];
+    assert.equal(model.rows[0].cells[5], `${s.wins.toLocaleString("en-US")} / ${s.pushes.toLocaleString("en-US")} / ${s.losses.toLocaleString("en-US")}`);
+    assert.equal(model.rows[0].cells[6], "best, yours"); // 7d Jc: the front this seat locked
+    assert.match(model.rows[0].className, /\bbest\b/);
+    const house = model.rows.filter((r) => r.cells[6].includes("house way"));
+    assert.equal(house.length, 1);
+    assert.equal(house[0].cells[0], "5");
+    assert.match(house[0].className, /\bhouse\b/);
+    const lost = (EXACT.settings[0].expected - EXACT.settings[4].expected).toFixed(3);
+    assert.equal(model.status, `Exact over all 53,524,680 opponent hands: the house way gives up ${lost} against the best.`);
+    assert.match(model.caption, /over all 53,524,680 opponent hands/);
+  });
+
+  test("a best house way is said so", () => {
+    const settings = EXACT.settings.map((s, k) => ({ ...s, house_way: k === 0 }));
+    assert.match(explorer.exactModel({ ...EXACT, settings }, frame()).status, /the house way is the best setting\.$/);
+  });
+
+  test("drawn as a real table of its own, its status announced", () => {
+    const doc = { createElement: (tag) => ({
+      tag, children: [], attributes: {}, dataset: {}, textContent: "", className: "", scope: "",
+      append(...nodes) { this.children.push(...nodes); },
+      replaceChildren(...nodes) { this.children = nodes; },
+      setAttribute(name, value) { this.attributes[name] = value; },
+    }) };
+    const out = doc.createElement("div");
+    explorer.renderExplorer(doc, out, explorer.exactModel(EXACT, frame()));
+    const [status, wrap] = out.children;
+    assert.equal(status.className, "exact-status");
+    assert.equal(status.attributes.role, "status");
+    assert.equal(wrap.attributes["aria-label"], "The 21 settings' exact figures, scrollable");
+    const table = wrap.children[0];
+    assert.equal(table.className, "exact-table");
+    assert.equal(table.dataset.opponents, "53524680");
+    assert.deepEqual(table.children[1].children[0].children.map((th) => th.textContent), explorer.EXACT_HEADERS);
+  });
+
+  test("the poller asks every interval while pending and draws the ready answer once", async () => {
+    const answers = [{ status: 202, body: { status: "pending", detail: "…" } }, { status: 202, body: { status: "pending" } }, { status: 200, body: EXACT }];
+    const asked = [];
+    const waits = [];
+    const shown = [];
+    const result = await explorer.createExactPoller().poll({
+      get: async (url) => { asked.push(url); return answers.shift(); },
+      url: "/api/tables/12/deals/4/exact/",
+      show: (body) => shown.push(body),
+      wait: async (ms) => { waits.push(ms); },
+    });
+    assert.equal(result, EXACT);
+    assert.equal(asked.length, 3);
+    assert.deepEqual(waits, [explorer.EXACT_POLL_MS, explorer.EXACT_POLL_MS]);
+    assert.deepEqual(shown, [EXACT]);
+  });
+
+  test("a new deal stops the poller; a refusal rejects with its sentence", async () => {
+    let fresh = true;
+    const shown = [];
+    const stopped = await explorer.createExactPoller().poll({
+      get: async () => ({ status: 202, body: { status: "pending" } }),
+      url: "u", show: (b) => shown.push(b), fresh: () => fresh,
+      wait: async () => { fresh = false; },
+    });
+    assert.equal(stopped, null);
+    assert.deepEqual(shown, []);
+    await assert.rejects(
+      explorer.createExactPoller().poll({
+        get: async () => ({ status: 404, body: { error: "not_found", detail: "There is no such deal of yours to analyse: lock your setting first." } }),
+        url: "u", show: () => {}, wait: async () => {},
+      }),
+      /lock your setting first/,
+    );
+  });
+
+  test("a second poll from the same poller stops the first", async () => {
+    const poller = explorer.createExactPoller();
+    let release;
+    const gate = new Promise((resolve) => { release = resolve; });
+    const shown = [];
+    const first = poller.poll({ get: () => gate, url: "u", show: (b) => shown.push(["first", b]), wait: async () => {} });
+    const second = poller.poll({ get: async () => ({ status: 200, body: EXACT }), url: "u", show: (b) => shown.push(["second", b]), wait: async () => {} });
+    release({ status: 200, body: EXACT });
+    assert.equal(await first, null);
+    assert.equal(await second, EXACT);
+    assert.deepEqual(shown, [["second", EXACT]]);
+  });
+});

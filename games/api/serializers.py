@@ -371,3 +371,42 @@ class ApiRootSerializer(serializers.Serializer):
         child=EndpointSerializer(), help_text="Each endpoint by name."
     )
     authentication = serializers.CharField(help_text="How a script signs in.")
+
+
+ReadyField = _choice(["ready"], "exact-ready")
+PendingField = _choice(["pending"], "exact-pending")
+
+
+class ExactSettingSerializer(serializers.Serializer):
+    front = serializers.CharField(help_text="The two front cards, codes joined by a space.")
+    back = serializers.CharField(help_text="The five back cards, codes joined by a space.")
+    front_name = serializers.CharField(help_text="The front's hand name.")
+    back_name = serializers.CharField(help_text="The back's hand name.")
+    foul = serializers.BooleanField(help_text="True when the front beats the back (a foul).")
+    wins = serializers.IntegerField(help_text="Opponent hands this setting beats.")
+    pushes = serializers.IntegerField(help_text="Opponent hands it pushes with.")
+    losses = serializers.IntegerField(help_text="Opponent hands it loses to.")
+    expected = serializers.FloatField(
+        help_text="Expected score: (wins + pushes / 2) / opponents (win 1, push ½, loss 0)."
+    )
+    house_way = serializers.BooleanField(help_text="True on the house way's setting.")
+
+
+class ExactReadySerializer(serializers.Serializer):
+    status = ReadyField(help_text="“ready”: the exact figures are below.")
+    opponents = serializers.IntegerField(
+        help_text="Every opponent hand the other 46 cards allow: C(46, 7) = 53,524,680."
+    )
+    settings = ExactSettingSerializer(
+        many=True, help_text="The 21 settings, best first (equal scores: the house way first)."
+    )
+
+
+class ExactPendingSerializer(serializers.Serializer):
+    status = PendingField(help_text="“pending”: the analysis is queued; ask again shortly.")
+    detail = serializers.CharField(help_text="What is happening, in a sentence.")
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = serializers.CharField(help_text="The error's code, e.g. “not_found”.")
+    detail = serializers.CharField(help_text="What went wrong, in a sentence.")

@@ -17,6 +17,8 @@ urlpatterns = [
     *router.urls,
     path("reports/skill/", views.SkillReportView.as_view(), name="skill-report"),
     path("record/", views.RecordView.as_view(), name="record"),
+    re_path(r"^tables/(?P<id>[0-9]+)/deals/(?P<number>[0-9]+)/exact/$",
+            views.ExactView.as_view(), name="deal-exact"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # Swagger UI from drf-spectacular-sidecar's files (no CDN); its start-up
     # script is this same URL with ?script, a file, as the policy wants.

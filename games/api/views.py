@@ -30,10 +30,12 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from .. import reports
+from .. import selectors as game_selectors
 from ..history import record, selectors
 from ..history.filters import HistoryFilter, SessionFilter
 from ..history.selectors import HandFilters
 from ..models import Hand
+from ..services import analysis
 from . import serializers as s
 
 DEAL_ID = OpenApiParameter(
@@ -220,6 +222,53 @@ class RecordView(APIView):
         return Response(s.RecordSerializer(record.player_record(user=request.user)).data)
 
 
+DEAL_NUMBER = OpenApiParameter(
+    "number", OpenApiTypes.INT, OpenApiParameter.PATH,
+    description="The deal's number at that table (1 for the first).",
+)
+PENDING = "The exact analysis of your hand is being computed; ask again in a few seconds."
+
+
+class ExactView(APIView):
+    """The exact figures of the signed-in player's own hand (``services.analysis``):
+    computed by a worker, never in the request, then answered from the cache."""
+
+    @extend_schema(
+        summary="The exact value of every setting of your hand",
+        description=(
+            "For your own seat's seven cards of one deal, once you have locked or the deal "
+            "is revealed: each of the 21 settings against every one of the 53,524,680 "
+            "opponent hands the other 46 cards allow, each set by the house way: wins, "
+            "pushes, losses and the expected score, best first. 202 while a worker "
+            "computes it (a few seconds; ask again), 200 once it is ready. A deal that is "
+            "not yours, or before your lock, is a 404."
+        ),
+        parameters=[TABLE_ID, DEAL_NUMBER],
+        responses={200: s.ExactReadySerializer, 202: s.ExactPendingSerializer,
+                   404: s.ErrorSerializer},
+    )
+    def get(self, request: Request, **path: str) -> Response:
+        missing = exceptions.NotFound(
+            "There is no such deal of yours to analyse: lock your setting first."
+        )
+        try:
+            ids = _pk(path["id"]), _pk(path["number"])
+        except exceptions.NotFound:
+            raise missing from None
+        seat = game_selectors.exact_seat(user=request.user, table_id=ids[0], number=ids[1])
+        if seat is None:
+            raise missing
+        cards, mode, side = seat
+        found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
+        if found is None:
+            analysis.exact_analysis_request(cards=cards, mode=mode, side=side)
+            # Embedded (eager, outside a transaction) it was computed just now.
+            found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
+        if found is None:
+            return Response({"status": "pending", "detail": PENDING}, status=202)
+        return Response({"status": "ready", **found.to_json()})
+
+
 ENDPOINTS = (
     ("hands", "api:hand-list", "Your revealed deals, newest first (filters as on /history/)."),
     ("hand", "api:hand-detail", "One revealed deal in full, with the skill spelled out."),
@@ -227,6 +276,8 @@ ENDPOINTS = (
     ("table", "api:table-detail", "One session, deal by deal."),
     ("skill_report", "api:skill-report", "Decision skill by house-way row, mode and day."),
     ("record", "api:record", "Your whole record across your tables, in total and by mode."),
+    ("exact", "api:deal-exact",
+     "The exact value of each setting of your own hand of a deal, once you locked."),
     ("schema", "api:schema", "The OpenAPI 3 schema of every endpoint."),
     ("docs", "api:docs", "The documentation, drawn from the schema."),
     ("tokens", "accounts:account", "Your account page: create and revoke API tokens."),
@@ -236,9 +287,13 @@ ENDPOINTS = (
 def _endpoint_url(request: Request, name: str) -> str:
     if name.endswith("-detail"):
         path = reverse(name, kwargs={"pk": 0}).replace("/0/", "/{id}/")
+    elif name == "api:deal-exact":
+        path = reverse(name, kwargs={"id": 0, "number": 0}).replace(
+            "/0/deals/0/", "/{id}/deals/{number}/")
     else:
         path = reverse(name)
-    return request.build_absolute_uri(path).replace("%7Bid%7D", "{id}")
+    return (request.build_absolute_uri(path).replace("%7Bid%7D", "{id}")
+            .replace("%7Bnumber%7D", "{number}"))
 
 
 class ApiRootView(APIView):

@@ -17,10 +17,12 @@ def test_the_api_root_lists_every_endpoint_with_its_absolute_url(player: Any) ->
     root = Client().get("/api/", HTTP_ACCEPT="application/json")
     assert root.status_code == 200
     endpoints = root.json()["endpoints"]
-    assert {"hands", "hand", "tables", "table", "skill_report", "record", "schema",
+    assert {"hands", "hand", "tables", "table", "skill_report", "record", "exact", "schema",
             "docs", "tokens"} <= set(endpoints)
     assert endpoints["hands"]["url"] == "http://testserver/api/hands/"
     assert endpoints["hand"]["url"] == "http://testserver/api/hands/{id}/"
+    assert endpoints["exact"]["url"] == (
+        "http://testserver/api/tables/{id}/deals/{number}/exact/")
     assert "Authorization: Token" in root.json()["authentication"]
     # Each listed list endpoint answers a signed-in player.
     client = client_for(player)

@@ -73,3 +73,37 @@ def test_the_finished_explorer_fits_a_phone_and_passes_axe(contexts: Any, site: 
     # The page itself never scrolls sideways (a wide table may scroll in its own box).
     assert page.evaluate("document.scrollingElement.scrollWidth") <= 375
     assert blocking(page) == []
+
+
+EXACT = 60_000  # ms: the server's first analysis in a process builds its tables (seconds)
+
+
+def test_after_the_lock_the_explorer_shows_the_exact_figures_from_the_server(
+    page: Any, site: str
+) -> None:
+    start_solo(page, site)
+    deal(page)
+    wait_engine(page)
+    page.get_by_role("button", name="House way").click()
+    page.get_by_role("button", name="Lock", exact=True).click()
+    expect(page.get_by_role("status").first).to_contain_text(re.compile(r"Win|Push|Loss"))
+    page.get_by_role("button", name="Explore the 21 settings").click()
+
+    status = page.locator(".exact-status")
+    expect(status).to_contain_text(
+        re.compile(r"^Exact over all 53,524,680 opponent hands: the house way "), timeout=EXACT)
+    table = page.get_by_role("table", name=re.compile("exact expected score"))
+    expect(table.get_by_role("row")).to_have_count(22)
+    assert table.get_by_role("columnheader").all_inner_texts() == [
+        "#", "Front", "Back", "Exact expected", "Against the best", "Wins / pushes / losses",
+        "Notes"]
+    rows = table.locator("tbody tr")
+    standings = rows.locator("td:nth-child(5)").all_inner_texts()
+    assert standings[0] == "Best (gives up 0.000)"
+    assert all(re.fullmatch(r"Gives up [01]\.\d{3} against the best.*", s) for s in standings[1:])
+    counts = rows.locator("td:nth-child(6)").all_inner_texts()
+    assert all(sum(int(n.replace(",", "")) for n in c.split(" / ")) == 53_524_680 for c in counts)
+    expect(rows.first.locator("td").last).to_contain_text("best")
+    expect(table.locator("tr.house")).to_contain_text("house way, yours")
+    # The device's estimate is still there below, refining as before.
+    expect(page.get_by_role("table", name=re.compile("Expected score"))).to_be_visible()

@@ -145,6 +145,103 @@ export function explorerModel(totals, state, { done = false } = {}) {
 
 export const HEADERS = ["#", "Front", "Back", "Expected (95% interval)", "Against the best", "W/P/L", "Notes"];
 
+// ---------------------------------------------------------------- the exact figures
+//
+// The server computes every setting against all C(46, 7) opponents (a Celery
+// task, cached by suit class): GET the seat's deal's `exact/` endpoint, 202
+// while it is pending, 200 with the 21 rows (best first) once ready.
+
+/** Every opponent hand the other 46 cards allow: C(46, 7). */
+export const ALL_OPPONENTS = 53524680;
+
+/** How often the page asks again while the server computes (ms). */
+export const EXACT_POLL_MS = 2000;
+
+/** The endpoint of this seat's own exact figures for the frame's deal. */
+export const exactUrl = (state) => `/api/tables/${state.table.id}/deals/${state.deal.number}/exact/`;
+
+export const EXACT_CAPTION = `Each setting's exact expected score (win 1, push ½, loss 0) over all ${count(ALL_OPPONENTS)} opponent hands, each set by the house way`;
+export const EXACT_HEADERS = ["#", "Front", "Back", "Exact expected", "Against the best", "Wins / pushes / losses", "Notes"];
+export const EXACT_PENDING = "Computing the exact figures on the server, over all 53,524,680 opponent hands… The device's estimate is below meanwhile.";
+
+/** What a setting gives up against the best (best expected − this one's), 3 decimals. */
+export function givesUp(best, expected) {
+  return Math.max(0, best - expected).toFixed(3);
+}
+
+/** How the exact table says a setting stands against the best, in words. */
+export function exactStandingText(k, best, expected) {
+  const lost = givesUp(best, expected);
+  if (k === 0) return `Best (gives up ${lost})`;
+  return `Gives up ${lost} against the best${lost === "0.000" ? " (as good, to 3 decimals)" : ""}`;
+}
+
+/** The model the DOM draws from the endpoint's ready answer (its rows are best first). */
+export function exactModel(answer, state) {
+  const mine = state.deal?.you.front ? codes(state.deal.you.front) : [];
+  const best = answer.settings[0].expected;
+  const rows = answer.settings.map((s, k) => {
+    const front = codes(s.front);
+    const yours = sameSet(front, mine);
+    const notes = [k === 0 && "best", s.house_way && "house way", yours && "yours", s.foul && "foul"].filter(Boolean);
+    return {
+      className: [k === 0 ? "best" : "behind", s.house_way && "house", yours && "yours"].filter(Boolean).join(" "),
+      standing: k === 0 ? "best" : "behind",
+      cells: [
+        String(k + 1),
+        `${byRank(front).map(shortCard).join(" ")} · ${lower(s.front_name)}`,
+        `${byRank(codes(s.back)).map(shortCard).join(" ")} · ${lower(s.back_name)}`,
+        s.expected.toFixed(3),
+        exactStandingText(k, best, s.expected),
+        `${count(s.wins)} / ${count(s.pushes)} / ${count(s.losses)}`,
+        notes.join(", "),
+      ],
+    };
+  });
+  const house = answer.settings.findIndex((s) => s.house_way);
+  const houseWords = house === 0 ? "the house way is the best setting"
+    : `the house way gives up ${givesUp(best, answer.settings[house].expected)} against the best`;
+  return {
+    caption: EXACT_CAPTION,
+    status: `Exact over all ${count(answer.opponents)} opponent hands: ${houseWords}.`,
+    done: true, opponents: answer.opponents, rows, headers: EXACT_HEADERS,
+    tableClass: "exact-table", statusClass: "exact-status", label: "The 21 settings' exact figures, scrollable",
+  };
+}
+
+/**
+ * Ask for the exact figures until they are ready. `get(url)` is a promise of
+ * {status, body} (the page's fetch); `show(answer)` draws a ready answer;
+ * `pending(body)` is told each 202; `fresh()` is false once the page moved
+ * on (another deal); `wait(ms)` sleeps. Resolves to the ready answer, or
+ * null if stopped. A new poll() from the same poller stops the one before.
+ * Any other answer rejects with its sentence.
+ */
+export function createExactPoller() {
+  let generation = 0;
+  return {
+    async poll({ get, url, show, pending = () => {}, fresh = () => true, wait, interval = EXACT_POLL_MS }) {
+      const mine = ++generation;
+      const live = () => mine === generation && fresh();
+      for (;;) {
+        const { status, body } = await get(url);
+        if (!live()) return null;
+        if (status === 200 && body?.status === "ready") {
+          show(body);
+          return body;
+        }
+        if (status !== 202) throw new Error(body?.detail ?? `The server answered ${status}.`);
+        pending(body);
+        await wait(interval);
+        if (!live()) return null;
+      }
+    },
+    stop() {
+      generation++;
+    },
+  };
+}
+
 // ---------------------------------------------------------------- refining
 
 /**
@@ -178,22 +275,23 @@ export function createRefiner() {
 
 // ---------------------------------------------------------------- the DOM
 
-/** Draw the model into `out`: a status line and a real table with headers. */
+/** Draw the model into `out`: a status line and a real table with headers
+ * (the device's estimates, or the exact figures: exactModel). */
 export function renderExplorer(doc, out, model) {
   const status = doc.createElement("p");
-  status.className = "explorer-status";
+  status.className = model.statusClass ?? "explorer-status";
   status.textContent = model.status;
   // Announced once it is done, not at every chunk.
   if (model.done) status.setAttribute("role", "status");
   const table = doc.createElement("table");
-  table.className = "explorer-table";
+  table.className = model.tableClass ?? "explorer-table";
   table.dataset.opponents = String(model.opponents);
   if (!model.done) table.setAttribute("aria-busy", "true");
   const caption = doc.createElement("caption");
   caption.textContent = model.caption;
   const head = doc.createElement("thead");
   const headRow = doc.createElement("tr");
-  for (const text of HEADERS) {
+  for (const text of model.headers ?? HEADERS) {
     const th = doc.createElement("th");
     th.scope = "col";
     th.textContent = text;
@@ -218,7 +316,7 @@ export function renderExplorer(doc, out, model) {
   // On a phone the table scrolls sideways in its box: a keyboard must reach it.
   wrap.tabIndex = 0;
   wrap.setAttribute("role", "region");
-  wrap.setAttribute("aria-label", "The 21 settings, scrollable");
+  wrap.setAttribute("aria-label", model.label ?? "The 21 settings, scrollable");
   wrap.append(table);
   out.replaceChildren(status, wrap);
 }

@@ -30,6 +30,7 @@ export function createView(doc = document) {
     result: $("result"), luck: $("luck"), finished: $("finished"), commitment: $("commitment"),
     session: $("session-text"), coach: $("coach-compare"),
     explorer: $("explorer"), explore: $("explore"), explorerOut: $("explorer-out"),
+    explorerExact: $("explorer-exact"),
     invite: $("invite"), inviteButton: $("invite-button"), inviteBox: $("invite-box"),
     inviteLink: $("invite-link"), inviteCopy: $("invite-copy"), inviteNote: $("invite-note"),
     inviteRow: $("invite-row"), inviteNew: $("invite-new"), inviteWithdraw: $("invite-withdraw"),
@@ -260,14 +261,26 @@ export function createView(doc = document) {
     el.explorer.hidden = !open;
     if (!open) {
       el.explorerOut.replaceChildren();
+      el.explorerExact.replaceChildren();
       exploreFor = null;
       return;
     }
     el.explore.disabled = !page.engineReady;
     if (exploreFor !== null && exploreFor !== deal.number) {
       el.explorerOut.replaceChildren();
+      el.explorerExact.replaceChildren();
       exploreFor = null;
     }
+  }
+
+  /** The exact figures' place: a sentence while the server computes them. */
+  function exactMessage(text) {
+    el.explorerExact.replaceChildren(para(text, "exact-status"));
+  }
+
+  function showExact(number, model) {
+    exploreFor = number;
+    drawExplorer(doc, el.explorerExact, model);
   }
 
   function explorerMessage(text) {
@@ -386,7 +399,7 @@ export function createView(doc = document) {
 
   return {
     el, render, renderControls, renderAlert, renderInvite, showConnection, showLabels, showLuck,
-    showCoach, explorerMessage, showExplorer, showEngine, focusLockAnyway, focusInvite,
+    showCoach, explorerMessage, showExplorer, exactMessage, showExact, showEngine, focusLockAnyway, focusInvite,
     inviteChanged, follow,
   };
 }

@@ -40,7 +40,7 @@ const page = {
 
 // Timings for benchmarks/client.py and anyone curious (performance marks too).
 // explorer: [{opponents, ms}] after each chunk, ms from the click.
-const timings = (window.paigowTimings = { engineReady: null, luck: null, explore: null, explorer: [] });
+const timings = (window.paigowTimings = { engineReady: null, luck: null, explore: null, explorer: [], exact: null });
 
 // ---------------------------------------------------------------- socket
 
@@ -185,8 +185,38 @@ function renderLuck() {
 // The setting explorer (explorer.mjs): chunk after chunk of opponents, the
 // table drawn again after each; a new deal stops it.
 const refiner = explorer.createRefiner();
+const exactPoller = explorer.createExactPoller();
+
+async function getJson(url) {
+  const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+  return { status: response.status, body: await response.json().catch(() => null) };
+}
+
+// The exact figures, computed on the server (a Celery task): asked every
+// EXACT_POLL_MS while pending; a new deal stops it. The device's estimate
+// refines below meanwhile.
+async function runExact() {
+  if (!page.state.deal) return;
+  const number = page.state.deal.number;
+  const fresh = asking("deal");
+  timings.exact = null;
+  const started = performance.now();
+  view.exactMessage(explorer.EXACT_PENDING);
+  await exactPoller.poll({
+    get: getJson,
+    url: explorer.exactUrl(page.state),
+    fresh,
+    wait: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    show(answer) {
+      view.showExact(number, explorer.exactModel(answer, page.state));
+      timings.exact = Math.round(performance.now() - started);
+    },
+  });
+}
+
 async function runExplorer() {
   if (!page.state.deal || !page.engineReady) return;
+  runExact().catch((error) => view.exactMessage(`The exact figures could not be fetched: ${error?.message ?? error}`));
   const number = page.state.deal.number;
   const fresh = asking("deal");
   const started = performance.now();
