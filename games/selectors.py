@@ -430,6 +430,9 @@ class ExactSeat(NamedTuple):
     cards: tuple[str, ...]
     mode: str
     side: str
+    # The hand, and whether its decision cost still waits for these figures.
+    hand_id: int = 0
+    cost_inexact: bool = False
 
 
 def exact_seat(*, user: Any, table_id: int, number: int) -> ExactSeat | None:
@@ -445,4 +448,7 @@ def exact_seat(*, user: Any, table_id: int, number: int) -> ExactSeat | None:
     if hand is None or not (hand.locked_at is not None or hand.deal.revealed):
         return None
     side = "dealer" if hand.seat.is_dealer else "player"
-    return ExactSeat(cards=tuple(hand.cards.split()), mode=hand.deal.table.mode, side=side)
+    return ExactSeat(
+        cards=tuple(hand.cards.split()), mode=hand.deal.table.mode, side=side, hand_id=hand.pk,
+        cost_inexact=hand.deal.revealed and side == "player" and hand.cost_method != "exact",
+    )

@@ -43,7 +43,7 @@ from .models import (
 from .realtime import broadcast
 
 # The module, not its function: services import the tasks, which import this.
-from .services import costs
+from .services import analysis, costs
 
 log = logging.getLogger(__name__)
 
@@ -232,6 +232,28 @@ def _uncosted() -> Any:
     )
 
 
+def _costable() -> Any:
+    """Players' revealed hands whose cost may still be written or made exact."""
+    return (
+        Hand.objects.filter(seat__user__isnull=False)
+        .exclude(result="").exclude(cost_method="exact")
+        .select_related("deal__table", "seat")
+    )
+
+
+def _exact(hand: Hand) -> bool:
+    """Record the hand's exact cost from its class's analysis, if there is one."""
+    found = analysis.exact_analysis_cached(cards=hand.cards, mode=hand.deal.table.mode)
+    if found is None:
+        return False
+    front = set(hand.front.split())
+    chosen = next(row for row in found.settings if set(row.front) == front)
+    return costs.hand_cost_record(
+        hand_id=hand.pk, chosen_expected=chosen.expected, best_expected=found.best.expected,
+        best_front=list(found.best.front), opponents=found.opponents, exact=True,
+    )
+
+
 def _estimate(hand: Hand) -> bool:
     """Estimate one hand's cost and record it; False when one was already there."""
     cost = decision_cost(
@@ -246,17 +268,24 @@ def _estimate(hand: Hand) -> bool:
 
 
 def decision_cost_estimate(*, hand_id: int) -> str | None:
-    """Estimate what one revealed hand's locked setting gave up against the
-    best setting, over the first ``DECISION_COST_SAMPLES`` opponents of the
-    explorer's stream, and record it (``services.hand_cost_record``).
+    """Record what one revealed hand's locked setting gave up against the
+    best setting (``services.hand_cost_record``): exact when the hand's suit
+    class is analysed already (``services.analysis``: the explorer asked for
+    it, or another hand of the class), else estimated over the first
+    ``DECISION_COST_SAMPLES`` opponents of the explorer's stream. "exact" or
     "sampled" when written; None when there is nothing to do (no such
-    revealed hand of a player, or a cost already there: a second run is a
-    no-op). The estimate runs before any lock is taken: a revealed setting
-    never changes."""
-    hand = _uncosted().filter(pk=hand_id).first()
+    revealed hand of a player, an exact cost already there, or an estimate
+    there and no analysis yet: a second run is a no-op). Nothing here runs an
+    exact analysis: that is the explorer's task, once a class. The work runs
+    before any lock is taken: a revealed setting never changes."""
+    hand = _costable().filter(pk=hand_id).first()
     if hand is None:
         return None
-    return "sampled" if _estimate(hand) else None
+    if _exact(hand):
+        return "exact"
+    if hand.cost_method == "":
+        return "sampled" if _estimate(hand) else None
+    return None
 
 
 def decision_costs_sweep(*, size: int | None = None) -> int:

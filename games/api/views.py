@@ -29,7 +29,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from .. import reports
+from .. import reports, tasks
 from .. import selectors as game_selectors
 from ..history import record, selectors
 from ..history.filters import HistoryFilter, SessionFilter
@@ -258,7 +258,7 @@ class ExactView(APIView):
         seat = game_selectors.exact_seat(user=request.user, table_id=ids[0], number=ids[1])
         if seat is None:
             raise missing
-        cards, mode, side = seat
+        cards, mode, side = seat.cards, seat.mode, seat.side
         found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:
             analysis.exact_analysis_request(cards=cards, mode=mode, side=side)
@@ -266,6 +266,9 @@ class ExactView(APIView):
             found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:
             return Response({"status": "pending", "detail": PENDING}, status=202)
+        if seat.cost_inexact:
+            # The hand's decision cost is now exact too (games.decision_cost).
+            tasks.decision_cost_later(hand_ids=[seat.hand_id])
         return Response({"status": "ready", **found.to_json()})
 
 

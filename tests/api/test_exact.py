@@ -145,3 +145,16 @@ def test_anonymous_visitors_are_refused(player: Any, play_solo: Callable[..., De
     answer = Client().get(url(deal))
     assert answer.status_code in (401, 403)
     assert answer.json()["error"] == "not_authenticated"
+
+
+def test_the_ready_figures_make_the_hands_decision_cost_exact(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    deal = play_solo(player, table, STRONG, WEAK)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client_for(player).get(url(deal)).status_code == 202
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client_for(player).get(url(deal)).status_code == 200
+    hand = deal.hands.get(seat_number=0)
+    assert (hand.cost_method, hand.cost_opponents) == ("exact", OPPONENTS)

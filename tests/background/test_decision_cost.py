@@ -14,6 +14,7 @@ import pytest
 from games import services, tasks, upkeep
 from games.engine.cost import decision_cost
 from games.models import Deal, Hand
+from games.services import analysis
 from paigow_site.celery import app
 from tests.support import (
     SPLIT_A,
@@ -182,3 +183,29 @@ def test_a_recorded_cost_brings_the_players_report_up_to_date(
     hand = solo(player, play_solo, TWO_PAIR, ["Ks", "7h"], django_capture_on_commit_callbacks)
     report = PlayerReport.objects.get(user=player)
     assert (report.hands, report.costed, report.cost_loss_sum) == (1, 1, hand.cost_loss)
+
+
+def test_an_estimate_becomes_exact_once_the_hands_class_is_analysed(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    hand = solo(player, play_solo, TWO_PAIR, ["Ks", "7h"], django_capture_on_commit_callbacks)
+    assert upkeep.decision_cost_estimate(hand_id=hand.pk) is None  # no analysis yet: as it was
+    found = analysis.exact_analysis_compute(cards=TWO_PAIR, mode="solo")
+    assert upkeep.decision_cost_estimate(hand_id=hand.pk) == "exact"
+    hand.refresh_from_db()
+    chosen = next(row for row in found.settings if set(row.front) == {"Ks", "7h"})
+    loss = Decimal(found.best.expected - chosen.expected).quantize(Decimal("0.000000001"))
+    assert (hand.cost_method, hand.cost_opponents, hand.cost_best_front, hand.cost_loss) == (
+        "exact", 53_524_680, " ".join(found.best.front), loss
+    )
+    assert upkeep.decision_cost_estimate(hand_id=hand.pk) is None  # exact stays
+
+
+def test_a_hand_of_an_analysed_class_is_costed_exactly_at_once(
+    player: Any, play_solo: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    analysis.exact_analysis_compute(cards="As Ah 8d 8c Ks 7h 4d", mode="solo")
+    # The same hand in other suits (spades and hearts swapped, diamonds and clubs).
+    hand = solo(player, play_solo, "Ah As 8c 8d Kh 7s 4c", ["Kh", "7s"],
+                django_capture_on_commit_callbacks)
+    assert (hand.cost_method, hand.cost_opponents) == ("exact", 53_524_680)
