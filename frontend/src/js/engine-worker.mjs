@@ -100,53 +100,16 @@ async function keepSnapshot(store, url, loaded, booted) {
   }
 }
 
-/**
- * Pyodide's `createPyodideModule` (its pyodide.asm.mjs), with its WebAssembly
- * (indexURL's pyodide.asm.wasm, served as application/wasm) compiled by
- * streaming as soon as the worker starts, while the snapshot is read: loadPyodide itself compiles it only once the snapshot's bytes are in
- * (about 100 ms more on the return visit's critical path, benchmarks/boot.py).
- * Pyodide's own `instantiateWasm` still builds the imports; its one call to
- * WebAssembly.instantiateStreaming is answered with this module instead (the
- * worker's global put back at once). If the early compile failed, Pyodide
- * compiles its own response as before.
- */
-function earlyRuntime(indexURL) {
-  const wasmURL = new URL("pyodide.asm.wasm", indexURL).href;
-  const compiled = WebAssembly.compileStreaming(fetch(wasmURL, { credentials: "same-origin" }));
-  compiled.catch(() => {}); // Pyodide then compiles its own copy
-  const script = import(new URL("pyodide.asm.mjs", indexURL).href);
-  script.catch(() => {}); // loadPyodide reports it
-  return async function createPyodideModule(settings) {
-    const instantiate = settings.instantiateWasm;
-    if (instantiate) {
-      settings.instantiateWasm = (imports, receive) => {
-        const streaming = WebAssembly.instantiateStreaming;
-        WebAssembly.instantiateStreaming = async (response, given) => {
-          WebAssembly.instantiateStreaming = streaming;
-          let module;
-          try {
-            module = await compiled;
-          } catch {
-            return streaming.call(WebAssembly, response, given);
-          }
-          return { module, instance: await WebAssembly.instantiate(module, given) };
-        };
-        return instantiate(imports, receive);
-      };
-    }
-    return (await script).default(settings);
-  };
-}
-
 async function boot(pyodideUrl, engineUrl, snapshotUrl) {
   const indexURL = sameOrigin(pyodideUrl, "Pyodide").href.replace(/\/?$/, "/");
   const archiveURL = sameOrigin(engineUrl, "engine archive").href;
   const snapshotURL = snapshotUrl ? sameOrigin(snapshotUrl, "engine snapshot").href : null;
-  // Everything at once: Pyodide's loader, its runtime and WebAssembly, the
-  // engine archive and the snapshot.
+  // Pyodide's loader while the snapshot store opens (Pyodide itself fetches
+  // its WebAssembly as loadPyodide starts, and compiles it once the
+  // snapshot's bytes are in: compiling it earlier here did not pay on these
+  // two cores, docs/benchmarks.md).
   const loader = import(new URL("pyodide.mjs", indexURL).href);
   loader.catch(() => {}); // awaited below
-  const createPyodideModule = earlyRuntime(indexURL);
   const archive = bytesOf(archiveURL, "engine archive");
   const store = snapshotURL ? await snapshotStore() : null;
   const loaded = snapshotURL ? snapshotBytes(snapshotURL, store) : null;
@@ -157,7 +120,6 @@ async function boot(pyodideUrl, engineUrl, snapshotUrl) {
     indexURL,
     lockFileURL: new URL("pyodide-lock.json", indexURL).href,
     packageBaseUrl: indexURL,
-    createPyodideModule,
     stdout: (text) => console.log(text),
     stderr: (text) => console.warn(text),
   };
