@@ -41,7 +41,8 @@ frontend/node_modules/.installed: frontend/package.json frontend/package-lock.js
 	@touch $@
 
 frontend/build/manifest.json: frontend/build.py frontend/node_modules/.installed $(ENGINE_SOURCES) \
-  frontend/src/js/engine-core.mjs frontend/tools/engine-snapshot.mjs frontend/tools/precompress.mjs
+  frontend/src/js/engine-core.mjs frontend/src/js/engine-worker.mjs \
+  frontend/tools/engine-snapshot.mjs frontend/tools/precompress.mjs
 	@echo "==> building the browser client (Pyodide runtime + engine archive)"
 	$(PY) frontend/build.py
 

@@ -20,7 +20,8 @@ Levers are switched off per variant in the same run, without a rebuild: each
 variant has its own daphne with `benchmarks.boot_site`'s settings, where
 `no-snapshot` serves the build manifest without its "snapshot" (the worker
 boots Python and imports the engine, as before) and `no-compression` makes
-whitenoise ignore the .br/.gz copies. Rounds interleave the variants.
+whitenoise ignore the .br/.gz copies (the module docstring of
+`benchmarks/boot_site.py` lists every lever). Rounds interleave the variants.
 
     .venv/bin/python benchmarks/boot.py [--rounds 5] [--deals 3] [--variants all,no-snapshot]
 """
@@ -46,7 +47,8 @@ from tests.browser.conftest import sign_up
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.live_site import embedded_env, live_site, migrate
 
-VARIANTS = ("all", "no-snapshot", "no-compression", "no-early-start", "no-cache-storage")
+VARIANTS = ("all", "no-snapshot", "no-compression", "no-early-start", "no-page-urls",
+            "no-cache-storage")
 MANIFEST = json.loads((REPO / "frontend" / "build" / "manifest.json").read_text())
 
 BARE = """async ([indexURL, archiveURL, coreURL]) => {

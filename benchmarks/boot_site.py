@@ -3,11 +3,17 @@
 PAIGOW_BOOT_LEVERS names the levers to switch off (comma-separated):
 
 - ``no-snapshot``: /static/manifest.json is served without its "snapshot",
-  so the table's worker boots Python and imports the engine, as before;
+  and the table page without its ``data-engine-snapshot``, so the table's
+  worker boots Python and imports the engine, as before;
 - ``no-compression``: whitenoise ignores the .br/.gz copies and sends every
   static file whole;
-- ``no-early-start``: the table page comes without its engine-start.mjs, so
-  table.mjs starts the worker once its own modules have loaded;
+- ``no-early-start``: the table page comes without its engine-start.mjs (and
+  the preload of engine-client.mjs), so table.mjs starts the worker from the
+  manifest once its own modules have loaded;
+- ``no-page-urls``: the table page comes without the worker's URLs
+  (``data-engine-*``), so engine-start.mjs fetches the manifest first and
+  starts js/engine-worker.mjs, whose modules are revalidated on every visit
+  (instead of the build's content-named, cached-for-good copy);
 - ``no-cache-storage`` is the benchmark's own (it empties the worker's Cache
   Storage before the return visit), no change here.
 
@@ -33,7 +39,16 @@ from paigow_site.settings import BASE_DIR, MIDDLEWARE, STATIC_URL
 
 LEVERS_OFF = {lever for lever in os.environ.get("PAIGOW_BOOT_LEVERS", "").split(",") if lever}
 MANIFEST_URL = f"{STATIC_URL}manifest.json"
-EARLY_START = re.compile(rb'<script type="module" async src="[^"]*/engine-start\.mjs"></script>')
+EARLY_START = re.compile(
+    rb'<link rel="modulepreload" href="[^"]*/engine-client\.mjs">'
+    rb'|<script type="module" async src="[^"]*/engine-start\.mjs"[^>]*></script>'
+)
+# What each lever takes out of the table page's HTML.
+HTML_LEVERS = (
+    ("no-early-start", EARLY_START),
+    ("no-snapshot", re.compile(rb' data-engine-snapshot="[^"]*"')),
+    ("no-page-urls", re.compile(rb' data-engine-[a-z]+="[^"]*"')),
+)
 
 
 class LeverWhiteNoise(WhiteNoiseMiddleware):
@@ -45,8 +60,10 @@ class LeverWhiteNoise(WhiteNoiseMiddleware):
             response["Cache-Control"] = "no-cache"
             return response
         response = super().__call__(request)
-        if "no-early-start" in LEVERS_OFF and "text/html" in response.get("Content-Type", ""):
-            response.content = EARLY_START.sub(b"", response.content)
+        patterns = [pattern for lever, pattern in HTML_LEVERS if lever in LEVERS_OFF]
+        if patterns and "text/html" in response.get("Content-Type", ""):
+            for pattern in patterns:
+                response.content = pattern.sub(b"", response.content)
             if response.has_header("Content-Length"):
                 response["Content-Length"] = str(len(response.content))
         return response

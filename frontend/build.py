@@ -12,6 +12,10 @@
   instead of booting Python (2-4 s). Its name is keyed by the engine archive,
   the Pyodide build and the code that makes and restores it. Without Node, or
   if making it fails, the build says so and the worker boots Python.
+- Copies the engine worker's two modules (src/js/engine-worker.mjs and the
+  engine-core.mjs it imports) into build/engine/worker-<hash>/, named by their
+  content, so a returning player's browser starts the worker from its cache
+  without asking the site again (the unhashed js/ copies must be revalidated).
 - Writes .gz and .br copies of the big files (tools/precompress.mjs), which
   whitenoise serves by the browser's Accept-Encoding.
 - Writes build/manifest.json naming the hashed files for the templates.
@@ -47,6 +51,9 @@ PYODIDE_COMPRESSED = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "pyo
 TOOLS = FRONTEND / "tools"
 # What a snapshot depends on besides the engine archive and the Pyodide runtime.
 SNAPSHOT_CODE = (FRONTEND / "src" / "js" / "engine-core.mjs", TOOLS / "engine-snapshot.mjs")
+# The worker's modules, copied together under a content-hashed folder.
+WORKER_CODE = (FRONTEND / "src" / "js" / "engine-worker.mjs",
+               FRONTEND / "src" / "js" / "engine-core.mjs")
 UPLOT_SRC = FRONTEND / "node_modules" / "uplot"
 UPLOT_FILES = ("dist/uPlot.iife.min.js", "dist/uPlot.min.css", "LICENSE")
 # A fixed timestamp keeps the archive, and so its hash, reproducible.
@@ -106,6 +113,23 @@ def write_engine() -> str:
     return f"engine/{name}"
 
 
+def write_worker() -> str:
+    """engine/worker-<hash>/ with the worker's modules; returns the worker script's path."""
+    digest = hashlib.sha256()
+    for path in WORKER_CODE:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    folder = BUILD / "engine" / f"worker-{digest.hexdigest()[:12]}"
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in WORKER_CODE:
+        copy = folder / path.name
+        if not copy.is_file() or copy.read_bytes() != path.read_bytes():
+            shutil.copy2(path, copy)
+    for stale in (BUILD / "engine").glob("worker-*"):
+        if stale != folder:
+            shutil.rmtree(stale)
+    return f"engine/{folder.name}/{WORKER_CODE[0].name}"
+
+
 def node_tool(*args: str) -> subprocess.CompletedProcess[str] | None:
     """Run a tools/*.mjs script under Node; None when Node is not installed."""
     node = shutil.which("node")
@@ -155,6 +179,7 @@ def main() -> None:
     version = copy_pyodide()
     manifest: dict[str, str] = {"pyodide": f"pyodide/{version}/", "pyodide_version": version}
     manifest["engine"] = write_engine()
+    manifest["worker"] = write_worker()
     compress_pyodide(manifest["pyodide"])
     snapshot = write_snapshot(manifest["engine"], manifest["pyodide"])
     if snapshot:

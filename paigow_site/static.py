@@ -16,6 +16,7 @@ _IMMUTABLE = re.compile(
     r"|(/vendor/[a-z0-9-]+-\d+\.\d+\.\d+/[^/]+$)"  # pinned npm libraries (uPlot)
     r"|(/engine/engine-[0-9a-f]{12}\.zip$)"  # the content-hashed engine archive
     r"|(/engine/snapshot-[0-9a-f]{12}\.bin$)"  # its snapshot, named by what it holds
+    r"|(/engine/worker-[0-9a-f]{12}/[^/]+$)"  # the worker's modules, named by their content
     r"|(\.[0-9a-f]{12}\.[A-Za-z0-9]+$)"  # collectstatic's manifest names
 )
 
@@ -29,6 +30,10 @@ def immutable_file(path: str, url: str) -> bool:
     True
     >>> immutable_file("", "/static/engine/snapshot-82d7d0666752.bin")
     True
+    >>> immutable_file("", "/static/engine/worker-0123456789ab/engine-worker.mjs")
+    True
+    >>> immutable_file("", "/static/js/engine-worker.mjs")
+    False
     >>> immutable_file("", "/static/vendor/uplot-1.6.32/uPlot.iife.min.js")
     True
     >>> immutable_file("", "/static/css/site.css")

@@ -114,3 +114,23 @@ def decoded(body: bytes, encoding: str) -> bytes:
     return subprocess.run(
         ["node", "-e", BROTLI_DECODE],
         input=body, capture_output=True, check=True).stdout
+
+
+def test_the_worker_is_served_from_a_content_named_copy_cached_for_a_year(
+    client: Client,
+) -> None:
+    """The manifest's worker: its two modules, byte for byte the sources, cached for good."""
+    worker = manifest()["worker"]
+    folder = worker.rsplit("/", 1)[0]
+    for name in ("engine-worker.mjs", "engine-core.mjs"):
+        response = client.get(f"/static/{folder}/{name}")
+        assert response.status_code == 200, name
+        assert response["Content-Type"].startswith("text/javascript"), name
+        assert "immutable" in response["Cache-Control"], name
+        assert streamed(response) == (REPO / "frontend" / "src" / "js" / name).read_bytes(), (
+            f"{name}: the build's copy is stale: run python frontend/build.py")
+
+
+def test_the_unhashed_worker_is_revalidated(client: Client) -> None:
+    response = client.get("/static/js/engine-worker.mjs")
+    assert "immutable" not in response.get("Cache-Control", "")

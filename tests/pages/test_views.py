@@ -135,3 +135,38 @@ def test_the_rules_page_says_what_the_decision_cost_is_and_how_it_differs_from_s
             "not one of the game's rules" in section,
             "How it differs from decision skill" in section) == (True, True, True, True)
     assert '<a href="#decision-cost">Decision cost</a>' in page
+
+
+ENGINE_START = re.compile(r'<script type="module" async src="/static/js/engine-start\.mjs"([^>]*)>')
+
+
+def test_the_table_page_starts_the_engine_with_the_builds_urls(
+    browser: Client, player: User
+) -> None:
+    """engine-start.mjs's element names the worker's files (the build manifest's), so
+    the worker starts without the manifest being fetched first."""
+    from tests.foundation.test_static import manifest
+
+    table = services.table_start(user=player, mode="solo")
+    page = browser.get(f"/tables/{table.pk}/").content.decode()
+    attributes = dict(re.findall(r'(data-engine-[a-z]+)="([^"]*)"', ENGINE_START.search(page)[1]))
+    built = manifest()
+    expected = {"data-engine-worker": f"/static/{built['worker']}",
+                "data-engine-pyodide": f"/static/{built['pyodide']}",
+                "data-engine-archive": f"/static/{built['engine']}"}
+    if "snapshot" in built:
+        expected["data-engine-snapshot"] = f"/static/{built['snapshot']}"
+    assert attributes == expected
+    assert '<link rel="modulepreload" href="/static/js/engine-client.mjs">' in page
+
+
+def test_without_a_client_build_the_table_page_names_no_engine_files(
+    browser: Client, player: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No manifest: the early start fetches it itself (and says the engine is unavailable)."""
+    from django.contrib.staticfiles import finders
+
+    monkeypatch.setattr(finders, "find", lambda path, **options: None)
+    table = services.table_start(user=player, mode="solo")
+    page = browser.get(f"/tables/{table.pk}/").content.decode()
+    assert ENGINE_START.search(page)[1] == ""

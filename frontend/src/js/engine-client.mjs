@@ -93,7 +93,12 @@ function engineOf(worker) {
   return { ready, call, run, terminate, worker };
 }
 
-/** Start the engine from build/manifest.json, served at {staticUrl}manifest.json. */
+/**
+ * Start the engine from build/manifest.json, served at {staticUrl}manifest.json.
+ * Without `workerUrl` it starts js/engine-worker.mjs (its modules are asked
+ * of the site again on each visit; the manifest's "worker", a content-named
+ * copy, is cached for good, but naming it needs the manifest first).
+ */
 export async function engineFromManifest({ staticUrl = "/static/", workerUrl } = {}) {
   const base = new URL(staticUrl, globalThis.location?.href);
   // The worker fetches its own modules while the manifest is fetched; its
@@ -125,11 +130,17 @@ let shared = null;
  * One engine for the page, started by whoever asks first: the table page's
  * engine-start.mjs (an async module in its <head>, so the worker starts
  * while the page still parses) or table.mjs, which then gets the same one.
+ * With every URL given (workerUrl, pyodideUrl, engineUrl; snapshotUrl if
+ * any: the page's data attributes) the worker starts with them in its query
+ * string, no manifest fetched; otherwise from the manifest.
  */
 export function sharedEngine(options = {}) {
   if (shared === null) {
     performance.mark("paigow-engine-start"); // benchmarks/boot.py
-    shared = engineFromManifest(options);
+    const { workerUrl, pyodideUrl, engineUrl } = options;
+    shared = workerUrl && pyodideUrl && engineUrl
+      ? new Promise((resolve) => resolve(createEngine(options)))
+      : engineFromManifest(options);
   }
   return shared;
 }

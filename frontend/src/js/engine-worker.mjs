@@ -104,12 +104,18 @@ async function boot(pyodideUrl, engineUrl, snapshotUrl) {
   const indexURL = sameOrigin(pyodideUrl, "Pyodide").href.replace(/\/?$/, "/");
   const archiveURL = sameOrigin(engineUrl, "engine archive").href;
   const snapshotURL = snapshotUrl ? sameOrigin(snapshotUrl, "engine snapshot").href : null;
+  // Pyodide's loader while the snapshot store opens (Pyodide itself fetches
+  // its WebAssembly as loadPyodide starts, and compiles it once the
+  // snapshot's bytes are in: compiling it earlier here did not pay on these
+  // two cores, docs/benchmarks.md).
+  const loader = import(new URL("pyodide.mjs", indexURL).href);
+  loader.catch(() => {}); // awaited below
   const archive = bytesOf(archiveURL, "engine archive");
   const store = snapshotURL ? await snapshotStore() : null;
   const loaded = snapshotURL ? snapshotBytes(snapshotURL, store) : null;
   loaded?.catch(() => {}); // a snapshot that does not load is a fallback (bootEngine)
   const snapshot = loaded?.then((got) => got.bytes) ?? null;
-  const { loadPyodide } = await import(new URL("pyodide.mjs", indexURL).href);
+  const { loadPyodide } = await loader;
   const options = {
     indexURL,
     lockFileURL: new URL("pyodide-lock.json", indexURL).href,
