@@ -65,6 +65,10 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "api:table-detail": API_SEATED,
     "api:skill-report": API_SIGNED_IN,
     "api:record": API_SIGNED_IN,
+    # Deal 2's exact figures: only for the seat that locked (the owner: 202,
+    # the analysis queued for after the test's transaction; the opponent has
+    # not locked, so it is no deal of theirs to analyse yet).
+    "api:deal-exact": (403, 202, 404, 404, 404),
     "api:schema": EVERYONE_200,  # public: the shape of the API, no data
     "api:docs": EVERYONE_200,
     "api:docs-css": EVERYONE_200,  # Swagger UI's stylesheet, its data: icons moved
@@ -193,6 +197,8 @@ def test_every_url_for_every_kind_of_visitor(world: dict[str, Any]) -> None:
         values = world["values"]
         if name == "api:table-detail":  # a table's id; the hands' ids are their deals'
             values = {**values, "pk": values["table_id"]}
+        if name == "api:deal-exact":  # the table's id and the deal's number
+            values = {**values, "id": values["table_id"]}
         path = concrete(route, values)
         for index, actor in enumerate(ACTORS):
             response = clients[actor].get(path)
