@@ -23,7 +23,20 @@ boots Python and imports the engine, as before) and `no-compression` makes
 whitenoise ignore the .br/.gz copies (the module docstring of
 `benchmarks/boot_site.py` lists every lever). Rounds interleave the variants.
 
+Profiles (`--profiles`, interleaved like the variants): `persistent` (the
+default) is a profile on disk per round, as a player's browser has, with the
+HTTP disk cache and V8's code caches; `incognito` an off-the-record context
+(caches in memory only). `--visits N` adds later return visits (third,
+fourth...) and, for each, a bare loadPyodide that many loads into its own
+profile (the same cache state: visits[i] over bare_visits[i]); `--linger S`
+stays S seconds on each page first. After every load the script reads
+chrome://histograms' V8.WasmCodeCaching (misses and hits of V8's WebAssembly
+code cache, the worker's included) and the size of the profile's
+"Code Cache/wasm", and times the bare page's instantiateStreaming of
+pyodide.asm.wasm.
+
     .venv/bin/python benchmarks/boot.py [--rounds 5] [--deals 3] [--variants all,no-snapshot]
+        [--profiles persistent,incognito] [--visits 4] [--linger 2]
 """
 
 from __future__ import annotations
@@ -52,6 +65,18 @@ VARIANTS = ("all", "no-snapshot", "no-compression", "no-early-start", "no-page-u
 MANIFEST = json.loads((REPO / "frontend" / "build" / "manifest.json").read_text())
 
 BARE = """async ([indexURL, archiveURL, coreURL]) => {
+    // Times Pyodide's WebAssembly.instantiateStreaming of pyodide.asm.wasm
+    // (compile + instantiate; short when V8's code cache of the module hits).
+    const streaming = WebAssembly.instantiateStreaming;
+    let wasmMs = null;
+    WebAssembly.instantiateStreaming = async (...args) => {
+        const from = performance.now();
+        try {
+            return await streaming.apply(WebAssembly, args);
+        } finally {
+            wasmMs = performance.now() - from;
+        }
+    };
     const started = performance.now();
     const { loadPyodide } = await import(indexURL + "pyodide.mjs");
     const pyodide = await loadPyodide({ indexURL });
@@ -59,7 +84,7 @@ BARE = """async ([indexURL, archiveURL, coreURL]) => {
     const { installEngine } = await import(coreURL);
     const archive = await (await fetch(archiveURL)).arrayBuffer();
     installEngine(pyodide, archive);
-    return { ms: loaded - started, importMs: performance.now() - loaded };
+    return { ms: loaded - started, importMs: performance.now() - loaded, wasmMs };
 }"""
 
 
@@ -147,67 +172,142 @@ def reveal_to_luck(page: Any, deals: int) -> list[float]:
     return out
 
 
-def one_round(playwright: Any, base: str, variant: str, deals: int) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as profile:
+def wasm_cache(profile: str) -> tuple[int, int]:
+    """Chromium's WebAssembly code cache in a profile: (entries, bytes) on disk."""
+    files = [f for f in (Path(profile) / "Default" / "Code Cache" / "wasm").rglob("*")
+             if f.is_file() and not f.name.startswith("index")]
+    return len(files), sum(f.stat().st_size for f in files)
+
+
+CACHING = ("miss", "hit", "invalid", "no handler")  # V8.WasmCodeCaching's buckets
+
+
+def code_caching(context: Any) -> dict[str, int]:
+    """How often V8's WebAssembly code cache missed and hit so far in this browser.
+
+    Read from chrome://histograms (V8.WasmCodeCaching: one sample per streaming
+    compile that could use the cache, from every renderer, workers included).
+    """
+    page = context.new_page()
+    try:
+        page.goto("chrome://histograms/")
+        page.reload()  # the page shows the figures as of the previous load
+        text = page.evaluate("() => document.body.innerText")
+    finally:
+        page.close()
+    section = text.partition("Histogram: V8.WasmCodeCaching ")[2].partition("Histogram:")[0]
+    counts = dict.fromkeys(CACHING, 0)
+    for bucket, count in re.findall(r"^(\d+)\s+-*O\s+\((\d+) = ", section, re.MULTILINE):
+        counts[CACHING[int(bucket)] if int(bucket) < len(CACHING) else bucket] = int(count)
+    return counts
+
+
+def open_context(stack: ExitStack, playwright: Any, profile: str, mode: str, **options: Any) -> Any:
+    """A browser context: `persistent` (a profile on disk, as a player's) or `incognito`."""
+    if mode == "persistent":
         context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-            viewport={"width": 1280, "height": 800},
+            profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True, **options
         )
-        try:
-            row: dict[str, Any] = {"variant": variant}
-            # Bare loadPyodide on a blank page of the same origin, cold then cached.
-            # A profile of its own: the table visits below start with an empty cache.
-            page = context.new_page()
-            sign_up(page, base)
-            traffic = Traffic()
-            page.on("response", traffic.record)
-            page.get_by_role("button", name="Play solo").click()
-            page.wait_for_url(re.compile(r"/tables/\d+/"))
-            first = engine_ready(page)
-            row["first"] = first["ready"]
-            row["first_bytes"] = traffic.bytes
-            row["first_files"] = dict(traffic.by_path)
-            row["boot"] = first["boot"]
-            row["first_start"] = first["start"]
-            url = page.url
-            row["first_from"] = first["from"]
-            if first["boot"] == "snapshot":
-                # The worker keeps the snapshot after its ready (a player stays longer).
-                wait_kept(page)
-            if variant == "no-cache-storage":
-                page.evaluate("() => caches.delete('paigow-engine-snapshot')")
-            returning = Traffic()
-            page.on("response", returning.record)
-            page.remove_listener("response", traffic.record)
+    else:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        stack.callback(browser.close)
+        context = browser.new_context(**options)
+    stack.callback(context.close)
+    return context
+
+
+def one_round(playwright: Any, base: str, variant: str, deals: int, mode: str = "persistent",
+              visits: int = 2, linger: float = 0) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as profile, ExitStack() as stack:
+        context = open_context(stack, playwright, profile, mode,
+                               viewport={"width": 1280, "height": 800})
+        row: dict[str, Any] = {"variant": variant, "mode": mode}
+        # The table's visits; the bare loadPyodide below has a profile of its own,
+        # so both start with an empty cache.
+        page = context.new_page()
+        sign_up(page, base)
+        traffic = Traffic()
+        page.on("response", traffic.record)
+        page.get_by_role("button", name="Play solo").click()
+        page.wait_for_url(re.compile(r"/tables/\d+/"))
+        first = engine_ready(page)
+        row["first"] = first["ready"]
+        row["first_bytes"] = traffic.bytes
+        row["first_files"] = dict(traffic.by_path)
+        row["boot"] = first["boot"]
+        row["first_start"] = first["start"]
+        url = page.url
+        row["first_from"] = first["from"]
+        if first["boot"] == "snapshot":
+            # The worker keeps the snapshot after its ready (a player stays longer).
+            wait_kept(page)
+        if variant == "no-cache-storage":
+            page.evaluate("() => caches.delete('paigow-engine-snapshot')")
+        time.sleep(linger)
+        row["wasm_cache"] = [wasm_cache(profile)]
+        row["caching"] = [code_caching(context)]
+        returning = Traffic()
+        page.on("response", returning.record)
+        page.remove_listener("response", traffic.record)
+        page.goto(url)
+        again = engine_ready(page)
+        row["return"] = again["ready"]
+        row["return_start"] = again["start"]
+        row["return_worker"] = again["worker"]
+        row["return_phases"] = again["phases"]
+        row["return_from"] = again["from"]
+        row["first_phases"] = first["phases"]
+        row["return_bytes"] = returning.bytes
+        row["luck"] = reveal_to_luck(page, deals)
+        # Later visits (third, fourth...): by then V8 may have written its
+        # code cache of pyodide.asm.wasm (after tier-up), which the second
+        # visit, seconds after the first, may not find yet.
+        row["visits"] = [row["return"]]
+        row["visit_phases"] = [row["return_phases"]]
+        for _ in range(visits - 2):
+            time.sleep(linger)
+            row["wasm_cache"].append(wasm_cache(profile))
+            row["caching"].append(code_caching(context))
             page.goto(url)
-            again = engine_ready(page)
-            row["return"] = again["ready"]
-            row["return_start"] = again["start"]
-            row["return_worker"] = again["worker"]
-            row["return_phases"] = again["phases"]
-            row["return_from"] = again["from"]
-            row["first_phases"] = first["phases"]
-            row["return_bytes"] = returning.bytes
-            row["luck"] = reveal_to_luck(page, deals)
-            page.close()
-        finally:
-            context.close()
-    with tempfile.TemporaryDirectory() as profile:
-        context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-        )
-        try:
-            page = context.new_page()
+            later = engine_ready(page)
+            row["visits"].append(later["ready"])
+            row["visit_phases"].append(later["phases"])
+        time.sleep(linger)
+        row["wasm_cache"].append(wasm_cache(profile))
+        row["caching"].append(code_caching(context))
+        page.close()
+    with tempfile.TemporaryDirectory() as profile, ExitStack() as stack:
+        context = open_context(stack, playwright, profile, mode)
+        page = context.new_page()
+        page.goto(f"{base}/static/css/site.css")
+        urls = [f"{base}/static/{MANIFEST['pyodide']}", f"{base}/static/{MANIFEST['engine']}",
+                f"{base}/static/js/engine-core.mjs"]
+        cold = page.evaluate(BARE, urls)
+        row["bare_cold"], row["import"] = cold["ms"], cold["importMs"]
+        row["bare_cold_wasm"], row["bare_wasm"] = cold["wasmMs"], []
+        row["bare_caching"] = []
+        # The same number of loads as the table's visits, in the same
+        # cache state: bare_visits[i] is the denominator of visits[i].
+        row["bare_visits"] = []
+        row["bare_cache"] = []
+        for _ in range(visits - 1):
+            time.sleep(linger)
+            row["bare_cache"].append(wasm_cache(profile))
+            row["bare_caching"].append(code_caching(context))
             page.goto(f"{base}/static/css/site.css")
-            urls = [f"{base}/static/{MANIFEST['pyodide']}", f"{base}/static/{MANIFEST['engine']}",
-                    f"{base}/static/js/engine-core.mjs"]
-            cold = page.evaluate(BARE, urls)
-            row["bare_cold"], row["import"] = cold["ms"], cold["importMs"]
-            page.goto(f"{base}/static/css/site.css")
-            row["bare"] = page.evaluate(BARE, urls)["ms"]
-        finally:
-            context.close()
+            bare = page.evaluate(BARE, urls)
+            row["bare_visits"].append(bare["ms"])
+            row["bare_wasm"].append(bare["wasmMs"])
+        time.sleep(linger)
+        row["bare_caching"].append(code_caching(context))
+        row["bare"] = row["bare_visits"][0]
     return row
+
+
+def hits(counts: list[dict[str, int]]) -> str:
+    return " ".join(f"{c['miss']}/{c['hit']}" for c in counts)
 
 
 def median(rows: list[dict[str, Any]], key: str) -> float:
@@ -221,11 +321,24 @@ def main() -> None:
     parser.add_argument("--variants", default=",".join(VARIANTS),
                         help=f"comma-separated, of {', '.join(VARIANTS)}")
     parser.add_argument("--json", type=Path, help="write every round's figures here")
+    parser.add_argument("--profiles", default="persistent",
+                        help="comma-separated, of persistent (a profile on disk per round, as a "
+                        "player's browser: HTTP disk cache and V8's code cache) and incognito "
+                        "(an off-the-record context: memory caches only)")
+    parser.add_argument("--visits", type=int, default=2,
+                        help="table visits per round (2: first and return; more: later returns, "
+                        "each against a bare loadPyodide that many loads into its profile)")
+    parser.add_argument("--linger", type=float, default=0,
+                        help="seconds to stay on each page before the next visit (time for V8 "
+                        "to write its WebAssembly code cache)")
     options = parser.parse_args()
     variants = [v for v in options.variants.split(",") if v]
     unknown = set(variants) - set(VARIANTS)
     if unknown:
         parser.error(f"unknown variants: {', '.join(sorted(unknown))}")
+    modes = [m for m in options.profiles.split(",") if m]
+    if set(modes) - {"persistent", "incognito"} or options.visits < 2:
+        parser.error("--profiles: persistent and/or incognito; --visits: 2 or more")
     from playwright.sync_api import sync_playwright
 
     load_before = os.getloadavg()
@@ -244,10 +357,11 @@ def main() -> None:
             playwright = stack.enter_context(sync_playwright())
             # Interleaved, so the machine's changing load falls on every variant alike.
             for number in range(options.rounds):
-                for variant in variants:
-                    row = one_round(playwright, bases[variant], variant, options.deals)
+                for mode, variant in ((m, v) for m in modes for v in variants):
+                    row = one_round(playwright, bases[variant], variant, options.deals, mode,
+                                    options.visits, options.linger)
                     rows.append(row)
-                    print(f"round {number + 1} {variant:<15} boot {row['boot']:<9} "
+                    print(f"round {number + 1} {mode:<10} {variant:<15} boot {row['boot']:<9} "
                           f"first {row['first']:6.0f} ms ({row['first_bytes'] / 1e6:5.2f} MB)  "
                           f"return {row['return']:6.0f} ms ({row['return_bytes'] / 1e6:5.2f} MB)  "
                           f"bare {row['bare']:6.0f} / cold {row['bare_cold']:6.0f} ms  "
@@ -256,6 +370,17 @@ def main() -> None:
                           f"engine start {row['first_start']:.0f} / {row['return_start']:.0f}"
                           f" ms; worker steps, first {row['first_phases']}, "
                           f"return {row['return_phases']}", flush=True)
+                    print("        visits 2.. " + ", ".join(
+                        f"{v:.0f}/{b:.0f}={v / b:.2f}"
+                        for v, b in zip(row["visits"], row["bare_visits"], strict=True))
+                        + f" ms (return/bare); wasm code cache on disk (entries, bytes) before "
+                        f"each return {row['wasm_cache']}, bare {row['bare_cache']}; V8 code "
+                        f"cache (miss/hit) after each load, table {hits(row['caching'])}, bare "
+                        f"{hits(row['bare_caching'])}; compile+"
+                        f"instantiate (bare) cold {row['bare_cold_wasm']:.0f}, by load "
+                        f"{[round(v) for v in row['bare_wasm']]} ms; worker's loadPyodide "
+                        f"by visit {[p.get('pyodide') for p in row['visit_phases']]} ms",
+                        flush=True)
     load_after = os.getloadavg()
 
     print(f"\n{started}, {options.rounds} round(s), Chromium {CHROMIUM}, load average "
@@ -264,12 +389,12 @@ def main() -> None:
               "engine import", "return / bare", "first / (bare cold + import)",
               "reveal -> luck p50 / max")
     print(" | ".join(header))
-    for variant in variants:
-        mine = [r for r in rows if r["variant"] == variant]
+    for mode, variant in ((m, v) for m in modes for v in variants):
+        mine = [r for r in rows if r["variant"] == variant and r["mode"] == mode]
         lucks = [v for r in mine for v in r["luck"]]
         bare = median(mine, "bare")
         print(" | ".join([
-            variant,
+            f"{mode} {variant}",
             f"{median(mine, 'first'):.0f} ms",
             f"{median(mine, 'first_bytes') / 1e6:.2f}",
             f"{median(mine, 'return'):.0f} ms",
@@ -284,6 +409,13 @@ def main() -> None:
         print(f"   boots: {', '.join(boots)}; engine start after navigation "
               f"{median(mine, 'first_start'):.0f} ms first, {median(mine, 'return_start'):.0f} ms "
               f"return; worker's own ready {median(mine, 'return_worker'):.0f} ms (return)")
+        for visit in range(options.visits - 1):
+            back = [r["visits"][visit] for r in mine]
+            blank = [r["bare_visits"][visit] for r in mine]
+            ratio = statistics.median(v / b for v, b in zip(back, blank, strict=True))
+            print(f"   visit {visit + 2}: return {statistics.median(back):.0f} ms, bare "
+                  f"{statistics.median(blank):.0f} ms, return / bare {ratio:.2f}, wasm code "
+                  f"cache entries before it {[r['wasm_cache'][visit][0] for r in mine]}")
     first_files = rows[0]["first_files"]
     biggest = sorted(first_files.items(), key=lambda item: -item[1][0])[:6]
     print("first visit's biggest responses (" + rows[0]["variant"] + "): " + ", ".join(
