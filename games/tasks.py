@@ -179,6 +179,17 @@ def refreshes_queued_wait() -> None:
 
 
 
+def _after_commit(queue: Callable[[], None], failed: str) -> None:
+    """Run ``queue`` once the current transaction commits (not at all if it
+    rolls back): embedded (eager) in the callback itself; otherwise on the
+    process's queueing thread, so no answer waits for the broker, a failure
+    logged as ``failed``."""
+    if _eager():
+        transaction.on_commit(queue, robust=True)
+        return
+    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+
+
 def luck_verify_later(*, hand_id: int) -> None:
     """Once the current transaction commits, queue ``games.luck_verify`` for
     the hand (not at all if it rolls back). As with the report refresh, the
@@ -190,11 +201,9 @@ def luck_verify_later(*, hand_id: int) -> None:
     def queue() -> None:
         luck_verify.delay(hand_id)
 
-    if _eager():
-        transaction.on_commit(queue, robust=True)
-        return
-    failed = f"queueing the luck check of hand {hand_id} failed; the beat audit checks it later"
-    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+    _after_commit(
+        queue, f"queueing the luck check of hand {hand_id} failed; the beat audit checks it later"
+    )
 
 
 def practice_analyse_later(*, hand_id: int) -> None:
@@ -206,11 +215,9 @@ def practice_analyse_later(*, hand_id: int) -> None:
     def queue() -> None:
         practice_analyse.delay(hand_id)
 
-    if _eager():
-        transaction.on_commit(queue, robust=True)
-        return
-    failed = f"queueing the analysis of practice hand {hand_id} failed; the lock analyses it"
-    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+    _after_commit(
+        queue, f"queueing the analysis of practice hand {hand_id} failed; the lock analyses it"
+    )
 
 
 def decision_cost_later(*, hand_ids: list[int]) -> None:
@@ -228,11 +235,9 @@ def decision_cost_later(*, hand_ids: list[int]) -> None:
 
     if not hand_ids:
         return
-    if _eager():
-        transaction.on_commit(queue, robust=True)
-        return
-    failed = f"queueing the decision cost of hands {hand_ids} failed; the beat sweep estimates it"
-    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+    _after_commit(
+        queue, f"queueing the decision cost of hands {hand_ids} failed; the beat sweep estimates it"
+    )
 
 
 EXACT_QUEUE_SECONDS = 30  # while one is queued, another request for the class queues nothing
@@ -262,8 +267,6 @@ def exact_analyse_later(*, cards: str, mode: str, side: str) -> None:
                 _marks().delete(mark)  # not queued: the next request tries again
                 raise
 
-    if _eager():
-        transaction.on_commit(queue, robust=True)
-        return
-    failed = f"queueing the exact analysis of {mode} {side} {cards} failed; asked again later"
-    transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
+    _after_commit(
+        queue, f"queueing the exact analysis of {mode} {side} {cards} failed; asked again later"
+    )
