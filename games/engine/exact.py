@@ -47,6 +47,7 @@ from math import comb
 from typing import Any
 
 from .cards import DECK, INDEX, JOKER, SUITS, codes, parse_cards, parse_indices
+from .explore import ExploredSetting
 from .hands import (
     FRONT_POSITIONS,
     RANK_KEY,
@@ -302,23 +303,9 @@ def setting_counts(
 # ----------------------------------------------------------------- the analysis
 
 
-@dataclass(frozen=True)
-class ExactSetting:
-    """One setting and its exact record against every opponent.
-
-    ``expected`` is (wins + pushes / 2) / opponents.
-    """
-
-    front: tuple[str, ...]
-    back: tuple[str, ...]
-    front_name: str
-    back_name: str
-    foul: bool
-    wins: int
-    pushes: int
-    losses: int
-    expected: float
-    house_way: bool
+# One setting and its exact record against every opponent: the explorer's row
+# (``expected`` = (2 × wins + pushes) / (2 × opponents)), the same fields.
+ExactSetting = ExploredSetting
 
 
 def _order(rows: Iterable[ExactSetting]) -> tuple[ExactSetting, ...]:
