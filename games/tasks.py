@@ -16,6 +16,9 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -63,6 +66,13 @@ def luck_verify(self: Any, hand_id: int) -> str | None:
     return upkeep.luck_verify(hand_id=hand_id)
 
 
+@shared_task(name="games.luck_verify_hands", **RETRY)
+def luck_verify_hands(self: Any, hand_ids: list[int]) -> list[str | None]:
+    """``games.luck_verify`` for several hands: what ``luck_verify_later``
+    queues, one message for the estimates a process recorded together."""
+    return [upkeep.luck_verify(hand_id=hand_id) for hand_id in hand_ids]
+
+
 @shared_task(name="games.practice_analyse", **RETRY)
 def practice_analyse(self: Any, hand_id: int) -> bool:
     from .services.practice import practice_analyse as analyse
@@ -78,6 +88,16 @@ def exact_analyse(self: Any, cards: str, mode: str, side: str) -> int:
     from .services.analysis import exact_analysis_compute
 
     return exact_analysis_compute(cards=cards, mode=mode, side=side).opponents
+
+
+@worker_init.connect
+def _worker_nice(**_: Any) -> None:
+    """Lower the worker's CPU priority by ``WORKER_NICE`` as it starts, before
+    its pool forks (the pool's processes inherit it): on a machine shared with
+    the web processes, a backlog of background work then waits for idle CPU
+    instead of slowing the sockets' answers."""
+    if settings.WORKER_NICE:
+        os.nice(settings.WORKER_NICE)
 
 
 @worker_init.connect
@@ -98,6 +118,13 @@ def luck_audit(self: Any, size: int | None = None) -> dict[str, int]:
 @shared_task(name="games.decision_cost", **RETRY)
 def decision_cost(self: Any, hand_id: int) -> str | None:
     return upkeep.decision_cost_estimate(hand_id=hand_id)
+
+
+@shared_task(name="games.decision_cost_hands", **RETRY)
+def decision_cost_hands(self: Any, hand_ids: list[int]) -> list[str | None]:
+    """``games.decision_cost`` for several hands: what ``decision_cost_later``
+    queues, one message for the hands a process revealed together."""
+    return [upkeep.decision_cost_estimate(hand_id=hand_id) for hand_id in hand_ids]
 
 
 @shared_task(name="games.decision_costs_sweep", **RETRY)
@@ -190,19 +217,63 @@ def _after_commit(queue: Callable[[], None], failed: str) -> None:
     transaction.on_commit(lambda: _queueing().submit(_logged, queue, failed), robust=True)
 
 
+class _Batches:
+    """Hand ids waiting for the queueing thread, by task: each task is
+    published once for all the hands a process handed it in one
+    ``TASK_BATCH_SECONDS``, instead of once a hand. (Publishing a task cost
+    the socket processes about a tenth of their CPU under load when each hand
+    had messages of its own: docs/benchmarks.md.)"""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.waiting: dict[str, tuple[Any, str, list[int]]] = {}
+
+    def add(self, task: Any, failed: str, hand_ids: list[int]) -> bool:
+        """Add ``hand_ids`` for ``task``; True when nothing was waiting (so a
+        publish must be scheduled)."""
+        with self.lock:
+            first = not self.waiting
+            self.waiting.setdefault(task.name, (task, failed, []))[2].extend(hand_ids)
+            return first
+
+    def publish(self) -> None:
+        """Wait a moment for more, then publish each task once for its hands."""
+        time.sleep(settings.TASK_BATCH_SECONDS)
+        with self.lock:
+            waiting, self.waiting = self.waiting, {}
+        for task, failed, hand_ids in waiting.values():
+            _logged(functools.partial(task.delay, hand_ids), failed.format(hand_ids=hand_ids))
+
+
+_batches = _Batches()
+
+
+def _hands_after_commit(task: Any, hand_ids: list[int], failed: str) -> None:
+    """Once the current transaction commits, queue ``task`` for ``hand_ids``:
+    embedded (eager) in the callback itself; otherwise batched on the
+    process's queueing thread (``_Batches``), so no answer waits for the
+    broker, a failure logged as ``failed`` (``{hand_ids}`` filled in)."""
+    if _eager():
+        transaction.on_commit(lambda: task.delay(hand_ids), robust=True)
+        return
+
+    def add() -> None:
+        if _batches.add(task, failed, hand_ids):
+            _queueing().submit(_batches.publish)
+
+    transaction.on_commit(add, robust=True)
+
+
 def luck_verify_later(*, hand_id: int) -> None:
-    """Once the current transaction commits, queue ``games.luck_verify`` for
-    the hand (not at all if it rolls back). As with the report refresh, the
-    broker is reached from the process's queueing thread, so the socket's
+    """Once the current transaction commits, queue ``games.luck_verify_hands``
+    for the hand (not at all if it rolls back). As with the report refresh,
+    the broker is reached from the process's queueing thread, so the socket's
     answer does not wait for it (embedded, the check runs at once, in the
     callback); a broker that is down is logged, and the beat audit checks the
     estimate later."""
-
-    def queue() -> None:
-        luck_verify.delay(hand_id)
-
-    _after_commit(
-        queue, f"queueing the luck check of hand {hand_id} failed; the beat audit checks it later"
+    _hands_after_commit(
+        luck_verify_hands, [hand_id],
+        "queueing the luck check of hands {hand_ids} failed; the beat audit checks them later",
     )
 
 
@@ -221,23 +292,18 @@ def practice_analyse_later(*, hand_id: int) -> None:
 
 
 def decision_cost_later(*, hand_ids: list[int]) -> None:
-    """Once the current transaction commits, queue ``games.decision_cost`` for
-    each hand (a revealed hand of a player): the estimate of what its setting
-    gave up against the best, over ``DECISION_COST_SAMPLES`` opponents, off
-    the socket's path. As with the luck check, the broker is reached from the
-    process's queueing thread (embedded, the estimate runs at once, in the
-    callback); a broker that is down is logged, and the beat's
-    ``games.decision_costs_sweep`` estimates the hand later."""
-
-    def queue() -> None:
-        for hand_id in hand_ids:
-            decision_cost.delay(hand_id)
-
-    if not hand_ids:
-        return
-    _after_commit(
-        queue, f"queueing the decision cost of hands {hand_ids} failed; the beat sweep estimates it"
-    )
+    """Once the current transaction commits, queue ``games.decision_cost_hands``
+    for the hands (revealed hands of players): the estimate of what each
+    setting gave up against the best, over ``DECISION_COST_SAMPLES``
+    opponents, off the socket's path. As with the luck check, the broker is
+    reached from the process's queueing thread (embedded, the estimates run at
+    once, in the callback); a broker that is down is logged, and the beat's
+    ``games.decision_costs_sweep`` estimates the hands later."""
+    if hand_ids:
+        _hands_after_commit(
+            decision_cost_hands, list(hand_ids),
+            "queueing the decision cost of hands {hand_ids} failed; the beat sweep estimates them",
+        )
 
 
 EXACT_QUEUE_SECONDS = 30  # while one is queued, another request for the class queues nothing

@@ -227,6 +227,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Celery's default gives up after 100 tries (about 45 minutes) and exits.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_TIMEZONE = "UTC"
+# A worker lowers its own CPU priority by this much as it starts (os.nice):
+# the background work (decision costs, exact analyses, reports) runs on the
+# cores the sockets leave idle, and never delays a live deal's answer
+# (docs/benchmarks.md, server under load). 0 keeps the inherited priority.
+WORKER_NICE = int(os.environ.get("WORKER_NICE", "10"))
+# The luck checks and decision costs a web process asks for within this many
+# seconds go to the broker as one message a task (games.tasks._Batches).
+TASK_BATCH_SECONDS = float(os.environ.get("TASK_BATCH_SECONDS", "0.25"))
 # A queue name of its own lets several stacks share one Redis (the tests do).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # Background upkeep (games.tasks), every UPKEEP_SECONDS (default 15 minutes).

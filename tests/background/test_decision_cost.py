@@ -146,7 +146,7 @@ def test_a_broker_that_is_down_never_fails_a_reveal_and_the_sweep_catches_up(
     table = services.table_start(user=player, mode="solo")
     down = ConnectionError("the broker is down")
     with (
-        mock.patch.object(tasks.decision_cost, "delay", side_effect=down),
+        mock.patch.object(tasks.decision_cost_hands, "delay", side_effect=down),
         mock.patch.object(tasks.report_refresh, "delay", side_effect=down),
         mock.patch.object(tasks.report_refresh, "apply_async", side_effect=down),
         django_capture_on_commit_callbacks(execute=True),

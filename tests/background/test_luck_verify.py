@@ -166,7 +166,7 @@ def test_the_check_is_queued_when_the_estimate_commits_and_not_when_it_rolls_bac
             record(friend, table, honest())
             raise RuntimeError("the transaction fails after the estimate")
 
-    with mock.patch.object(tasks.luck_verify, "delay") as delay:
+    with mock.patch.object(tasks.luck_verify_hands, "delay") as delay:
         with (
             django_capture_on_commit_callbacks(execute=True),
             pytest.raises(RuntimeError, match="fails after the estimate"),
@@ -180,7 +180,7 @@ def test_the_check_is_queued_when_the_estimate_commits_and_not_when_it_rolls_bac
         for callback in queued:
             callback()
         tasks.refreshes_queued_wait()
-    assert [c.args for c in delay.call_args_list] == [(hand.pk,)]
+    assert [c.args for c in delay.call_args_list] == [([hand.pk],)]
     assert not LuckAudit.objects.exists()
 
 

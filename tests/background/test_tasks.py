@@ -4,6 +4,7 @@ with backoff, and idempotent: run twice, it has one effect."""
 from __future__ import annotations
 
 import functools
+import os
 import threading
 from collections.abc import Callable
 from datetime import timedelta
@@ -54,6 +55,8 @@ TASKS = (
     tasks.luck_audit,
     tasks.client_messages_forget,
     tasks.decision_cost,
+    tasks.decision_cost_hands,
+    tasks.luck_verify_hands,
     tasks.decision_costs_sweep,
 )
 
@@ -202,7 +205,7 @@ def test_each_reveal_queues_a_refresh_of_both_players(
         mock.patch.object(tasks.report_refresh, "apply_async") as later,
         # Each decision cost queues a refresh of its own once written
         # (tests/background/test_decision_cost.py); here only the reveal's.
-        mock.patch.object(tasks.decision_cost, "delay"),
+        mock.patch.object(tasks.decision_cost_hands, "delay"),
     ):
         with django_capture_on_commit_callbacks(execute=True):
             services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
@@ -222,7 +225,7 @@ def test_the_refresh_runs_once_per_change_and_the_report_reads_it(
     # in (a worker runs it a window later, after them): the costs and their
     # refresh are tests/background/test_decision_cost.py's.
     with (
-        mock.patch.object(tasks.decision_cost, "delay"),
+        mock.patch.object(tasks.decision_cost_hands, "delay"),
         django_capture_on_commit_callbacks(execute=True),
     ):
         play(player, table, STRONG, WEAK)
@@ -470,3 +473,109 @@ def test_a_player_revealing_often_gets_one_refresh_a_window(
             play(player, table, SPLIT_A, SPLIT_B)
         tasks.refreshes_queued_wait()
     assert len(queued.call_args_list) == 1
+
+
+# --- batching the per-hand tasks ----------------------------------------------------------
+
+
+def test_hands_revealed_together_go_to_the_broker_as_one_message_a_task(
+    player: Any, play: Callable[..., Deal], settings: Any,
+    django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Publishing a task cost the web processes a tenth of their CPU when
+    each hand had its own message; the hands of three reveals in one window
+    travel together, off the answering thread."""
+    settings.TASK_BATCH_SECONDS = 0.5
+    monkeypatch.setitem(app.conf, "task_always_eager", False)  # as in production
+    table = services.table_start(user=player, mode="solo")
+    calls: list[tuple[list[int], str]] = []
+    with mock.patch.object(
+        tasks.decision_cost_hands, "delay",
+        side_effect=lambda ids: calls.append((ids, threading.current_thread().name)),
+    ), mock.patch.object(tasks.report_refresh, "apply_async"):
+        with django_capture_on_commit_callbacks(execute=True):
+            deals = [play(player, table, SPLIT_A, SPLIT_B) for _ in range(3)]
+        tasks.refreshes_queued_wait()
+    player_hands = [Hand.objects.get(deal=d, seat_number=0).pk for d in deals]
+    assert [ids for ids, _ in calls] == [player_hands]
+    assert calls[0][1].startswith("report-refresh-queue")
+
+
+def test_a_batch_after_the_window_is_a_message_of_its_own(
+    player: Any, play: Callable[..., Deal], settings: Any,
+    django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings.TASK_BATCH_SECONDS = 0.05
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    table = services.table_start(user=player, mode="solo")
+    with mock.patch.object(tasks.decision_cost_hands, "delay") as delay, mock.patch.object(
+        tasks.report_refresh, "apply_async"
+    ):
+        for _ in range(2):
+            with django_capture_on_commit_callbacks(execute=True):
+                play(player, table, SPLIT_A, SPLIT_B)
+            tasks.refreshes_queued_wait()
+    assert [len(c.args[0]) for c in delay.call_args_list] == [1, 1]
+
+
+def test_a_broker_that_fails_a_batch_is_logged_and_the_next_batch_goes(
+    player: Any, play: Callable[..., Deal], settings: Any, caplog: pytest.LogCaptureFixture,
+    django_capture_on_commit_callbacks: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    settings.TASK_BATCH_SECONDS = 0.01
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+    table = services.table_start(user=player, mode="solo")
+    outcomes = [OSError("broker down"), None]
+    with mock.patch.object(
+        tasks.decision_cost_hands, "delay", side_effect=outcomes
+    ) as delay, mock.patch.object(tasks.report_refresh, "apply_async"):
+        for _ in range(2):
+            with django_capture_on_commit_callbacks(execute=True):
+                play(player, table, SPLIT_A, SPLIT_B)
+            tasks.refreshes_queued_wait()
+    assert delay.call_count == 2
+    assert "queueing the decision cost of hands" in caplog.text
+    assert "the beat sweep estimates them" in caplog.text
+
+
+def test_the_batched_tasks_do_each_hands_work_once(
+    player: Any, play: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    with (
+        mock.patch.object(tasks.decision_cost_hands, "delay"),
+        mock.patch.object(tasks.report_refresh, "apply_async"),
+        mock.patch.object(tasks.report_refresh, "delay"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        deals = [play(player, table, SPLIT_A, SPLIT_B) for _ in range(2)]
+    ids = [Hand.objects.get(deal=d, seat_number=0).pk for d in deals]
+    with mock.patch.object(tasks.report_refresh, "delay"):
+        assert tasks.decision_cost_hands.delay(ids).get() == ["sampled", "sampled"]
+        assert tasks.decision_cost_hands.delay(ids).get() == [None, None]  # done already
+    assert tasks.luck_verify_hands.delay(ids).get() == [None, None]  # no estimate to check
+    assert not Hand.objects.filter(pk__in=ids, cost_method="").exists()
+
+
+# --- the worker's priority ------------------------------------------------------------------
+
+
+def test_a_worker_lowers_its_cpu_priority_as_it_starts() -> None:
+    """The signal handler, in a process of its own (a process cannot raise
+    its priority back)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, django; django.setup();"
+        "from games import tasks; before = os.nice(0); tasks._worker_nice();"
+        "print(before, os.nice(0))"
+    )
+    for nice, expected in (("10", 10), ("0", 0)):
+        out = subprocess.run(
+            [sys.executable, "-c", code], check=True, capture_output=True, text=True,
+            env={**os.environ, "DJANGO_SETTINGS_MODULE": "paigow_site.settings",
+                 "WORKER_NICE": nice},
+        ).stdout.split()
+        before, after = map(int, out)
+        assert after - before == expected
