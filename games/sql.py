@@ -97,6 +97,50 @@ def save(instance: Model, fields: Sequence[str]) -> None:
         cursor.execute(sql, [*values, instance.pk])
 
 
+@cache
+def _insert_of(model: type[Model], count: int) -> tuple[str, tuple[Field[Any, Any], ...]]:
+    """The INSERT of ``count`` ``model`` rows (every concrete field but the
+    automatic id), returning their ids, and those fields in column order."""
+    quote = connection.ops.quote_name
+    meta = model._meta
+    fields = tuple(f for f in meta.concrete_fields if f is not meta.pk)
+    columns = ", ".join(quote(field_column(model, f.name)[1]) for f in fields)
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    _, pk = field_column(model, meta.pk.name)
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES "
+        + ", ".join([row] * count)
+        + f" RETURNING {quote(pk)}"
+    )
+    return sql, fields
+
+
+def insert(instances: Sequence[M]) -> None:
+    """``bulk_create(instances)`` for the rows every deal makes (one model of
+    ``WRITES``): one INSERT written once per model and row count, with the
+    values ``bulk_create`` writes (each field's ``pre_save`` for an addition,
+    so ``auto_now_add`` too, and ``get_db_prep_save``); each instance gets its
+    id and is marked saved, as ``bulk_create`` leaves it."""
+    model = type(instances[0])
+    if model not in WRITES or any(type(i) is not model for i in instances):
+        raise TypeError(f"games.sql.insert does not write {model.__name__} rows.")
+    for instance in instances:  # a relation set before its row was saved: its id now
+        instance._prepare_related_fields_for_save(operation_name="insert")  # type: ignore[attr-defined]
+    sql, fields = _insert_of(model, len(instances))
+    values = [
+        f.get_db_prep_save(f.pre_save(instance, True), connection)
+        for instance in instances
+        for f in fields
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        ids = [row[0] for row in cursor.fetchall()]
+    for instance, pk in zip(instances, ids, strict=True):
+        instance.pk = pk
+        instance._state.adding = False
+        instance._state.db = connection.alias
+
+
 M = TypeVar("M", bound=Model)
 Converter = Callable[[Any, Any, Any], Any]
 

@@ -135,7 +135,7 @@ def _deal(held: OpenTable, dealt: flow.TableState) -> Deal:
     deck = _new_deck()
     secret = secrets.token_hex(32)
     assert dealt.last_stake is not None
-    deal = Deal.objects.create(
+    deal = Deal(
         table=table,
         number=dealt.deals_count,
         stake=dealt.last_stake,
@@ -143,6 +143,7 @@ def _deal(held: OpenTable, dealt: flow.TableState) -> Deal:
         secret=secret,
         commitment=engine.deck_commitment(deck, secret),
     )
+    sql.insert([deal])
     now = timezone.now()
     hands = []
     for seat, cards in zip(held.seats, engine.deal_hands(deck), strict=True):
@@ -155,7 +156,7 @@ def _deal(held: OpenTable, dealt: flow.TableState) -> Deal:
             )
             hand.locked_at = now
         hands.append(hand)
-    Hand.objects.bulk_create(hands)
+    sql.insert(hands)
     held.latest = (deal, hands)
     return deal
 

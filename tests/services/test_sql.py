@@ -11,7 +11,7 @@ from django.forms.models import model_to_dict
 
 from accounts.models import User
 from games import services, sql
-from games.models import Hand, Invite, Seat, Table
+from games.models import Deal, Hand, Invite, Seat, Table
 from tests.support import friend_table
 
 pytestmark = pytest.mark.django_db
@@ -86,3 +86,45 @@ def test_it_refuses_to_write_a_model_outside_its_list(player: User) -> None:
     invite = Invite.objects.get(table=table)
     with pytest.raises(TypeError, match="does not write Invite rows"):
         sql.save(invite, ["revoked_at"])
+
+
+def test_insert_writes_the_rows_bulk_create_would(player: User) -> None:
+    # Two solo tables: a table has one open deal at a time.
+    tables = [services.table_start(user=player, mode="solo") for _ in range(2)]
+
+    def deal_and_hands(table: Table) -> tuple[Deal, list[Hand]]:
+        deal = Deal(table=table, number=1, stake=5, deck_order="As Kd", secret="s" * 64,
+                    commitment="c" * 64)
+        seats = Seat.objects.filter(table=table).order_by("number")
+        return deal, [Hand(deal=deal, seat=s, seat_number=s.number, cards="As Kd Qh Jc Ts 9h 8d")
+                      for s in seats]
+
+    (ours, ours_hands), (theirs, their_hands) = map(deal_and_hands, tables)
+    sql.insert([ours])
+    sql.insert(ours_hands)
+    Deal.objects.bulk_create([theirs])
+    Hand.objects.bulk_create(their_hands)
+    assert ours.pk is not None
+    assert (ours._state.adding, ours._state.db) == (False, "default")
+    assert ours.dealt_at is not None  # auto_now_add stamped, as bulk_create does
+    assert [h.pk for h in ours_hands] == [
+        h.pk for h in Hand.objects.filter(deal=ours).order_by("seat_number")
+    ]
+
+    def stored(row: Model, *skip: str) -> dict[str, object]:
+        fields = model_to_dict(type(row).objects.get(pk=row.pk))
+        return {k: v for k, v in fields.items() if k not in ("id", *skip)}
+
+    assert stored(ours, "table", "dealt_at") == stored(theirs, "table", "dealt_at")
+    assert [stored(h, "deal", "seat") for h in ours_hands] == [
+        stored(h, "deal", "seat") for h in their_hands
+    ]
+
+
+def test_insert_refuses_a_model_outside_its_list_or_a_mixed_batch(player: User) -> None:
+    table = services.table_start(user=player, mode="friend")
+    invite = Invite.objects.get(table=table)
+    with pytest.raises(TypeError, match="does not write Invite rows"):
+        sql.insert([invite])
+    with pytest.raises(TypeError, match="does not write Table rows"):
+        sql.insert([table, invite])
