@@ -41,13 +41,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import random
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -396,13 +396,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         """Send each seat's view to that seat's group (this socket's own other
         tabs included), when it has a socket to send it to. (A socket that
         opens after the read reads its own first view after this change
-        committed.)"""
+        committed.) The view travels as its frame's text, written once here:
+        the receiving sockets send it as it is, with the version and presence
+        they keep beside it."""
         for view in views:
             others = view.sockets - (view.number == self.seat_number)
             if others > 0:
+                state = view.state
                 await self.channel_layer.group_send(
                     self.seat_group(view.number),
-                    {"type": "table.state", "state": view.state, "origin": self.channel_name},
+                    {
+                        "type": "table.state",
+                        "text": frame_text({"type": "state", **state}),
+                        "version": state["table"]["version"],
+                        "connected": state["seats"]["other"]["connected"],
+                        "origin": self.channel_name,
+                    },
                 )
 
     async def table_refresh(self, event: dict[str, Any]) -> None:
@@ -411,14 +420,19 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.send_state()
 
     async def table_state(self, event: dict[str, Any]) -> None:
-        """This seat's view after another socket's change: sent unless this
-        socket made the change or has already sent a view as new."""
-        state = event["state"]
-        if self.closing:
+        """This seat's view after another socket's change (``push_views``):
+        sent unless this socket made the change or has already sent a view as
+        new."""
+        if self.closing or event.get("origin") == self.channel_name:
             return
-        mine = event.get("origin") == self.channel_name
-        if not mine and state["table"]["version"] > self.version_sent:
-            await self.send_state(state=state)
+        if "text" not in event:  # from a process of the release before (a rolling deploy)
+            if event["state"]["table"]["version"] > self.version_sent:
+                await self.send_state(state=event["state"])
+            return
+        if event["version"] > self.version_sent:
+            self.other_connected = event["connected"]
+            self.version_sent = event["version"]
+            await self.send(text_data=event["text"])
 
     def read_state_signed_in(self) -> dict[str, Any]:
         """``read_state`` after ``check_session``: one database call."""
@@ -452,4 +466,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def send_frame(self, payload: dict[str, Any], message_id: str | int | None) -> None:
         if message_id is not None:
             payload = {**payload, "id": message_id}
-        await self.send(text_data=json.dumps(payload, separators=(",", ":")))
+        await self.send(text_data=frame_text(payload))
+
+
+def frame_text(payload: dict[str, Any]) -> str:
+    """A frame's JSON text, compact (orjson: a table's view in about a tenth
+    of the standard library's time)."""
+    return orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode()

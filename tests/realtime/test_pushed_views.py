@@ -90,8 +90,15 @@ async def test_each_seat_group_carries_only_that_seats_view(
             continue
         assert message["type"] == "table.state"
         number = int(group.removeprefix(f"{table.group_name}."))
-        assert message["state"]["seats"]["you"]["seat"] == number
-        pushed[number].append(json.dumps(message["state"]))
+        # The frame's text, written once by the acting socket, with the
+        # version and presence the receiving socket keeps beside it.
+        state = json.loads(message["text"])
+        assert state.pop("type") == "state"
+        assert (message["version"], message["connected"]) == (
+            state["table"]["version"], state["seats"]["other"]["connected"]
+        )
+        assert state["seats"]["you"]["seat"] == number
+        pushed[number].append(message["text"])
     # Each change goes to the other seat only: neither has a second tab.
     assert len(pushed[0]) == 1  # Grace's accept
     assert len(pushed[1]) == 3  # Ada's stake, deal and lock
@@ -105,8 +112,22 @@ async def test_each_seat_group_carries_only_that_seats_view(
     await grace.close()
 
 
+def pushed_view(state: dict[str, Any], shape: str) -> dict[str, Any]:
+    """A seat group's message carrying ``state``: as this release writes it
+    (the frame's text), or as the release before did (the view itself), which
+    a process still running it sends during a rolling deploy."""
+    if shape == "state":
+        return {"type": "table.state", "state": state, "origin": None}
+    return {
+        "type": "table.state", "text": json.dumps({"type": "state", **state}),
+        "version": state["table"]["version"],
+        "connected": state["seats"]["other"]["connected"], "origin": None,
+    }
+
+
+@pytest.mark.parametrize("shape", ["text", "state"])
 async def test_a_view_older_than_the_last_one_sent_is_dropped(
-    player: User, friend: User
+    player: User, friend: User, shape: str
 ) -> None:
     table, ada, grace, _ = await both_seated(player, friend)
     await ada.send({"type": "stake", "amount": 5})
@@ -114,16 +135,13 @@ async def test_a_view_older_than_the_last_one_sent_is_dropped(
     version = newer["table"]["version"]
     older = {**newer, "table": {**newer["table"], "version": version - 1, "stake": 99}}
     older.pop("type")
+    newer.pop("type")
     layer = get_channel_layer()
     for state in (older, newer):  # arriving late, then again
-        await layer.group_send(
-            f"{table.group_name}.1", {"type": "table.state", "state": state, "origin": None}
-        )
+        await layer.group_send(f"{table.group_name}.1", pushed_view(state, shape))
     assert await grace.nothing_more()
     newest = {**older, "table": {**newer["table"], "version": version + 1}}
-    await layer.group_send(
-        f"{table.group_name}.1", {"type": "table.state", "state": newest, "origin": None}
-    )
+    await layer.group_send(f"{table.group_name}.1", pushed_view(newest, shape))
     assert (await grace.receive())["table"]["version"] == version + 1
     await ada.close()
     await grace.close()
