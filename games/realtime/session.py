@@ -24,7 +24,7 @@ must not do).
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from importlib import import_module
 from typing import Any
 
@@ -77,7 +77,8 @@ def session_holds(*, session_key: str | None, user_id: int) -> bool:
         row = _session_and_user(store.model, session_key, user_id)
         if row is None:
             return False
-        data, password, active = store.decode(row[0]), row[1], row[2]
+        data: Any = dict(_decoded(settings.SESSION_ENGINE, session_key, row[0], *_keys()))
+        password, active = row[1], row[2]
     else:
         data, password, active = store.load(), None, None
     backend_path = data.get(BACKEND_SESSION_KEY)
@@ -89,16 +90,44 @@ def session_holds(*, session_key: str | None, user_id: int) -> bool:
         user = get_user_model()(pk=user_id, password=password, is_active=active)
         if not ModelBackend().user_can_authenticate(user):
             return False
+        hashes = list(_auth_hashes(password, *_keys()))
     else:
         found = load_backend(backend_path).get_user(user_id)
         if found is None:
             return False
         user = found
+        hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
     stored = data.get(HASH_SESSION_KEY)
     if not stored:
         return False
-    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
     return any(constant_time_compare(stored, current) for current in hashes)
+
+
+# A socket checks its session with every message, and its session row and
+# its user's password rarely change between two: decoding the one and hashing
+# the other again (HMACs both) is remembered by their values and the keys.
+# The row is still read every time, so a change is seen at the next message.
+
+
+def _keys() -> tuple[str | bytes, ...]:
+    """The signing keys a decoded session and an auth hash depend on."""
+    return (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS)
+
+
+@lru_cache(maxsize=4096)
+def _decoded(
+    engine: str, session_key: str, session_data: str, *keys: str | bytes
+) -> tuple[Any, ...]:
+    """The items of a stored session's data, decoded (and checked) once per value."""
+    store = import_module(engine).SessionStore(session_key)
+    return tuple(store.decode(session_data).items())
+
+
+@lru_cache(maxsize=4096)
+def _auth_hashes(password: str, *keys: str | bytes) -> tuple[str, ...]:
+    """The session auth hashes of a password: the current key's, then each fallback's."""
+    user = get_user_model()(password=password)
+    return (user.get_session_auth_hash(), *user.get_session_auth_fallback_hash())
 
 
 @cache

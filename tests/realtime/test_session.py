@@ -225,3 +225,29 @@ async def test_a_session_check_that_fails_on_the_database_is_tried_again(
     await layer.group_send(session.user_group(player.pk), {"type": "session.check"})
     assert await closed_with(comm) == 4401
     assert len(tries) == 2
+
+
+def test_a_session_row_is_decoded_and_its_password_hashed_once_while_neither_changes(
+    player: User, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = _login(player)
+    key = session_key(client)
+    session._decoded.cache_clear()
+    session._auth_hashes.cache_clear()
+    assert all(session.session_holds(session_key=key, user_id=player.pk) for _ in range(5))
+    assert (session._decoded.cache_info().misses, session._auth_hashes.cache_info().misses) == (
+        1, 1,
+    )
+    # A new password is a new value: checked afresh, and refused.
+    player.set_password("another password 123")
+    User.objects.filter(pk=player.pk).update(password=player.password)
+    assert session.session_holds(session_key=key, user_id=player.pk) is False
+    # A session signed under a new key holds; once that key is gone again it
+    # does not, whatever was remembered under it.
+    old = settings.SECRET_KEY
+    settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = "k" * 60, [old]
+    client = _login(player)
+    fresh = session_key(client)
+    assert session.session_holds(session_key=fresh, user_id=player.pk) is True
+    settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = old, []
+    assert session.session_holds(session_key=fresh, user_id=player.pk) is False
