@@ -12,13 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import F, QuerySet
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 
 from . import engine, sql
@@ -160,10 +161,17 @@ def deal_view(*, deal: Deal, viewer: int, hands: list[Hand] | None = None) -> di
 
 def deal_links(deal: Deal) -> dict[str, str]:
     """A revealed deal's pages for a seated player: its replay in the history
-    and its shuffle proof."""
+    and its shuffle proof (a new dict each call)."""
+    return dict(_deal_links(deal.pk, deal.table_id, deal.number, get_script_prefix()))
+
+
+@lru_cache(maxsize=4096)
+def _deal_links(deal_id: int, table_id: int, number: int, prefix: str) -> dict[str, str]:
+    # Every frame after a reveal carries them: reverse() twice a view was a
+    # twenty-fifth of a server's CPU under load (docs/benchmarks.md).
     return {
-        "replay": reverse("history:deal", args=[deal.pk]),
-        "verify": reverse("games:deal_verify", args=[deal.table_id, deal.number]),
+        "replay": reverse("history:deal", args=[deal_id]),
+        "verify": reverse("games:deal_verify", args=[table_id, number]),
     }
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
 from accounts.models import User
 from games import engine, selectors, services
@@ -160,3 +161,19 @@ def test_before_the_reveal_no_rest_answer_shows_the_other_hand_the_deck_or_the_s
     client = Client()
     client.force_login(stranger)
     assert client.get(f"/api/tables/{table.pk}/").status_code == 404
+
+
+def test_a_deals_links_are_worked_out_once_and_each_view_gets_its_own(
+    player: User, friend: User
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    deal = Deal(pk=10**6, table=table, number=3)
+    selectors._deal_links.cache_clear()
+    first = selectors.deal_links(deal)
+    first["replay"] = "changed"
+    again = selectors.deal_links(deal)
+    assert again == {
+        "replay": reverse("history:deal", args=[10**6]),
+        "verify": reverse("games:deal_verify", args=[table.pk, 3]),
+    }
+    assert selectors._deal_links.cache_info().misses == 1
