@@ -14,9 +14,20 @@ start the site this way.
 
 from __future__ import annotations
 
+import asyncio
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
+
+# uvloop under Twisted's asyncio reactor: daphne makes its event loop as
+# ``daphne.server`` is imported, so the policy is set before that import.
+# The loop's own work was a tenth of a server's CPU under load
+# (docs/benchmarks.md); SERVER_UVLOOP=0 keeps the standard library's loop.
+if os.environ.get("SERVER_UVLOOP", "1") != "0":
+    import uvloop
+
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 from daphne.cli import CommandLineInterface
 from daphne.server import Server
