@@ -110,9 +110,26 @@ def ensure_database(args: argparse.Namespace, env: dict[str, str]) -> None:
     migrate(env)
 
 
+def server_command(server: str, port: int, app: str) -> list[str]:
+    """The command line of one web process on ``port``: daphne, as
+    production runs it, or uvicorn (uvloop, httptools, the ``websockets``
+    implementation) for a comparison."""
+    if server == "uvicorn":
+        return [
+            sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
+            "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
+            "--lifespan", "off", "--no-access-log", "--log-level", "warning", app,
+        ]
+    return [sys.executable, "-m", server, "-b", "127.0.0.1", "-p", str(port), app]
+
+
 @contextmanager
 def stack(
-    env: dict[str, str], log_dir: Path, app: str = "paigow_site.asgi:application", servers: int = 1
+    env: dict[str, str],
+    log_dir: Path,
+    app: str = "paigow_site.asgi:application",
+    servers: int = 1,
+    server: str = "paigow_site.server",
 ) -> Iterator[tuple[list[int], list[subprocess.Popen[bytes]], subprocess.Popen[bytes]]]:
     """A Celery worker and ``servers`` daphne processes; their ports, the
     daphnes and the worker. The daphnes are stopped first, then the worker."""
@@ -141,7 +158,7 @@ def stack(
         daphnes = [
             running.enter_context(
                 background_process(
-                    [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), app],
+                    server_command(server, port, app),
                     env,
                     log_path=log_dir / f"daphne-{i}.log",
                     stop_seconds=15,
@@ -191,6 +208,26 @@ def cpu_rss(*pids: int) -> tuple[float, int]:
         cpu += (int(fields[11]) + int(fields[12])) / TICKS
         rss += pages * PAGE
     return cpu, rss
+
+
+def named_cpu(*names: str) -> float:
+    """CPU seconds of every process whose command name is one of ``names``
+    (PostgreSQL's backends and postmaster, redis-server), with the time of
+    their children that exited."""
+    cpu = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            head, _, rest = (entry / "stat").read_text().rpartition(")")
+        except OSError:
+            continue
+        if head.split("(", 1)[1] in names:
+            # Its own time and its exited children's (the postmaster's
+            # backends that ended during the window).
+            fields = rest.split()
+            cpu += sum(int(f) for f in fields[11:15]) / TICKS
+    return cpu
 
 
 def system_cpu() -> tuple[float, float]:
@@ -539,6 +576,7 @@ async def run_load(
     stats.window = (time.perf_counter(), stop_at)
     d0, w0 = cpu_rss(*daphne_pids), cpu_rss(worker_pid)
     s0, c0 = system_cpu(), time.process_time()
+    pg0, r0 = named_cpu("postgres"), named_cpu("redis-server")
     peak_d, peak_w = d0[1], w0[1]
     load = []
     while time.perf_counter() < stop_at:
@@ -546,6 +584,7 @@ async def run_load(
         peak_d, peak_w = max(peak_d, cpu_rss(*daphne_pids)[1]), max(peak_w, cpu_rss(worker_pid)[1])
         load.append(os.getloadavg()[0])
     d1, w1, s1 = cpu_rss(*daphne_pids), cpu_rss(worker_pid), system_cpu()
+    pg1, r1 = named_cpu("postgres"), named_cpu("redis-server")
     clients_cpu = time.process_time() - c0
     await asyncio.wait(tasks, timeout=20)
     for task in tasks:
@@ -578,6 +617,9 @@ async def run_load(
         "error_kinds": stats.errors,
         "daphne_cpu_pct": 100 * (d1[0] - d0[0]) / seconds,
         "daphne_rss_mb": peak_d / 2**20,
+        "daphne_cpu_ms_per_deal": 1000 * (d1[0] - d0[0]) / stats.deals if stats.deals else None,
+        "postgres_cpu_pct": 100 * (pg1 - pg0) / seconds,
+        "redis_cpu_pct": 100 * (r1 - r0) / seconds,
         "worker_cpu_pct": 100 * (w1[0] - w0[0]) / seconds,
         "worker_rss_mb": peak_w / 2**20,
         "clients_cpu_pct": 100 * clients_cpu / seconds,
@@ -599,7 +641,9 @@ def report(row: dict[str, Any]) -> str:
         f"every reply p50 {ms(row['reply_p50_ms'])} ms, p99 {ms(row['reply_p99_ms'])} ms; "
         f"errors {row['errors']}{' ' + json.dumps(row['error_kinds']) if row['errors'] else ''}; "
         f"daphne {row['daphne_cpu_pct']:.0f}% CPU {row['daphne_rss_mb']:.0f} MB, "
+        f"{row['daphne_cpu_ms_per_deal'] or 0:.0f} ms CPU a deal; "
         f"worker {row['worker_cpu_pct']:.0f}% CPU {row['worker_rss_mb']:.0f} MB; "
+        f"PostgreSQL {row['postgres_cpu_pct']:.0f}%, Redis {row['redis_cpu_pct']:.0f}% CPU; "
         f"load generator {row['clients_cpu_pct']:.0f}% CPU; "
         f"machine busy {row['machine_busy_pct']:.0f}% of 2 cores, "
         f"load avg {row['load_avg_start']:.2f}"
@@ -646,6 +690,12 @@ def main() -> None:
     parser.add_argument(
         "--servers", type=int, default=1, help="daphne processes; sockets are spread over them"
     )
+    parser.add_argument(
+        "--server", choices=("paigow_site.server", "daphne", "uvicorn"),
+        default="paigow_site.server",
+        help="the web server of the --servers processes: production's (daphne with"
+        " uvloop, paigow_site.server), daphne's own command, or uvicorn",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument(
         "--app",
@@ -670,8 +720,9 @@ def main() -> None:
     ensure_database(args, env)
     os.environ.update(env)
     rows = []
-    print(f"daphne serves {args.app}")
-    with stack(env, REPO / "var" / "bench", args.app, args.servers) as (ports, daphnes, worker):
+    print(f"{args.server} serves {args.app}")
+    running = stack(env, REPO / "var" / "bench", args.app, args.servers, args.server)
+    with running as (ports, daphnes, worker):
         for think in args.think:
             for n in args.tables:
                 tables = seed_tables(n, f"{int(time.time())}-{n}-{think:g}")
