@@ -174,28 +174,7 @@ REDIS_CACHE_OPTIONS = {
     "socket_connect_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
     "socket_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
 }
-# Which channels-redis layer carries the sockets' messages: "pubsub" (the
-# default: Redis PUBLISH/SUBSCRIBE, one subscription per process and group)
-# or "list" (the list-based RedisChannelLayer, queues that outlive a process).
-# Pub/sub cost each server about a fifth less CPU a deal (docs/benchmarks.md);
-# what it does not keep (a message sent while a process is cut off from
-# Redis) the table's versions and a reconnect's full state make up for.
-CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
-if CHANNEL_LAYER not in ("pubsub", "list"):
-    raise ImproperlyConfigured('CHANNEL_LAYER is "pubsub" or "list".')
-if REDIS_URL and CHANNEL_LAYER == "pubsub":
-    CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {
-                # A read timeout well past the receiver's own 0.1 s polls
-                # notices a Redis that stopped answering (redis-py issue 2807).
-                "hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_READ_TIMEOUT_SECONDS}],
-                "prefix": os.environ.get("CHANNELS_PREFIX", "paigow"),
-            },
-        }
-    }
-elif REDIS_URL:
+if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
@@ -225,9 +204,6 @@ elif REDIS_URL:
             },
         }
     }
-else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -237,6 +213,7 @@ if REDIS_URL:
         }
     }
 else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"

@@ -376,13 +376,12 @@ async def test_a_stranger_or_a_signed_out_visitor_cannot_connect(
 async def test_a_refresh_from_another_process_reaches_the_table_over_redis(
     player: User, friend: User
 ) -> None:
-    from django.utils.module_loading import import_string
+    from channels_redis.core import RedisChannelLayer
 
-    config = django_settings.CHANNEL_LAYERS["default"]
-    assert config["BACKEND"].startswith("channels_redis")
+    assert django_settings.CHANNEL_LAYERS["default"]["BACKEND"].startswith("channels_redis")
     table, ada, grace = await pair(player, friend)
     # A second process: its own connection to Redis, the same prefix.
-    other = import_string(config["BACKEND"])(**config["CONFIG"])
+    other = RedisChannelLayer(**django_settings.CHANNEL_LAYERS["default"]["CONFIG"])
     await database_sync_to_async(services.stake_propose)(user=player, table_id=table.pk, amount=7)
     await other.group_send(table.group_name, {"type": "table.refresh", "origin": None})
     for seat, by in ((ada, "you"), (grace, "other")):
