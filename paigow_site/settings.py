@@ -383,10 +383,6 @@ PRESENCE_TTL_SECONDS = int(os.environ.get("PRESENCE_TTL_SECONDS", "60"))
 # threads share one GIL, and four gave the same deals/s with 2-3x longer
 # tails (docs/benchmarks.md).
 SOCKET_DB_THREADS = int(os.environ.get("SOCKET_DB_THREADS", "2" if DATABASE_URL else "1"))
-# A socket database thread's connection that answered a call this recently
-# is used without Django's health check (a SELECT 1 before each call:
-# games.realtime.db_threads); one idle for longer is checked first.
-DB_HEALTH_CHECK_IDLE_SECONDS = float(os.environ.get("DB_HEALTH_CHECK_IDLE_SECONDS", "5"))
 # What one user may cost: open table sockets (the next is closed with 4429),
 # and per socket a token bucket of messages (a page sends a few a minute; a
 # burst above this gets "too_many_messages", and going on closes it, 4429).

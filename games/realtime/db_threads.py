@@ -8,9 +8,6 @@ of ``SOCKET_DB_THREADS`` instead, each thread with its own connection.
 
 from __future__ import annotations
 
-import math
-import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -18,7 +15,7 @@ from typing import Any, TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, close_old_connections, connections
+from django.db import close_old_connections
 
 T = TypeVar("T")
 
@@ -54,29 +51,10 @@ def db(func: Callable[..., T]) -> Callable[..., Any]:
     """
 
     def call(*args: Any, **kwargs: Any) -> T:
-        _close_old_connections()
+        close_old_connections()
         try:
             return func(*args, **kwargs)
         finally:
             close_old_connections()
-            _used.at = time.monotonic()
 
     return sync_to_async(call, thread_sensitive=False, executor=_db_threads())
-
-
-_used = threading.local()  # when this thread's last call ended
-
-
-def _close_old_connections() -> None:
-    """Django's ``close_old_connections``, whose health check (a ``SELECT 1``
-    round trip before the first query) is skipped when this thread's
-    connection finished a call less than ``DB_HEALTH_CHECK_IDLE_SECONDS``
-    ago: under load each thread's connection is in use all the time, and the
-    check was one statement in every call. A connection idle for longer is
-    checked, as before; one that failed during its last call was already
-    dropped (or checked) after it."""
-    close_old_connections()
-    conn = connections[DEFAULT_DB_ALIAS]
-    idle = time.monotonic() - getattr(_used, "at", -math.inf)
-    if conn.connection is not None and idle < settings.DB_HEALTH_CHECK_IDLE_SECONDS:
-        conn.health_check_done = True  # type: ignore[attr-defined]

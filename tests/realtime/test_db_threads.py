@@ -194,31 +194,3 @@ def test_a_socket_is_counted_in_order_with_the_tables_changes(
     opener.join(10)
     assert connected == [True]
     assert Presence.objects.filter(seat=seat, channel_name="t!1").exists()
-
-
-async def test_a_connection_that_answered_a_moment_ago_is_not_health_checked_again(
-    pool_of: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Django's health check is a SELECT 1 before the first query of each
-    # call; under load a thread's connection is never idle, and the check
-    # was one statement in every call. Idle for longer, it is checked again.
-    pool_of(1)
-    checks: list[str] = []
-    wrapper = type(connections["default"])
-    real = wrapper.is_usable
-    monkeypatch.setattr(wrapper, "is_usable", lambda self: checks.append("SELECT 1") or real(self))
-    config = connection.settings_dict  # shared by every thread's connection
-    saved = {k: config[k] for k in ("CONN_MAX_AGE", "CONN_HEALTH_CHECKS")}
-    config.update(CONN_MAX_AGE=60, CONN_HEALTH_CHECKS=True)  # as in production
-    count = db_threads.db(Table.objects.count)
-    try:
-        await count()  # connects: a new connection is not checked
-        await count()
-        await count()
-        assert checks == []
-        settings.DB_HEALTH_CHECK_IDLE_SECONDS = 0  # every connection has been idle too long
-        await count()
-        assert checks == ["SELECT 1"]
-    finally:
-        config.update(saved)
-        await db_threads.db(lambda: connections["default"].close())()
