@@ -20,11 +20,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-# uvloop under Twisted's asyncio reactor: daphne makes its event loop as
-# ``daphne.server`` is imported, so the policy is set before that import.
-# The loop's own work was a tenth of a server's CPU under load
-# (docs/benchmarks.md); SERVER_UVLOOP=0 keeps the standard library's loop.
-if os.environ.get("SERVER_UVLOOP", "1") != "0":
+# uvloop under Twisted's asyncio reactor, for the server process only:
+# daphne makes its event loop as ``daphne.server`` is imported, so the policy
+# is set before that import, and only when this module runs as the program
+# (imported, say by a test, it must not change the process's event loops).
+# SERVER_UVLOOP=0 keeps the standard library's loop (docs/benchmarks.md).
+if __name__ == "__main__" and os.environ.get("SERVER_UVLOOP", "1") != "0":
     import uvloop
 
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())

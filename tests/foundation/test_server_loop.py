@@ -1,0 +1,38 @@
+"""``python -m paigow_site.server`` runs daphne on uvloop; importing the module
+(as the access-log tests do) leaves the process's event loops alone: a test
+run on uvloop from then on hung closing a socket test's loop."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+LOOP_AFTER_IMPORT = "import asyncio, paigow_site.server; print(type(asyncio.new_event_loop()))"
+LOOP_AS_PROGRAM = (
+    "import runpy, sys; sys.argv = ['server', '--help']\n"
+    "try:\n    runpy.run_module('paigow_site.server', run_name='__main__')\n"
+    "except SystemExit:\n    pass\n"
+    "from daphne.server import twisted_loop; print(type(twisted_loop))"
+)
+
+
+def loop_of(code: str, **env: str) -> str:
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
+        env={"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "paigow_site.settings", **env},
+    )
+    return result.stdout.strip().splitlines()[-1]
+
+
+def test_the_server_program_runs_daphne_on_uvloop() -> None:
+    assert loop_of(LOOP_AS_PROGRAM) == "<class 'uvloop.Loop'>"
+
+
+def test_server_uvloop_0_keeps_the_standard_loop() -> None:
+    assert "uvloop" not in loop_of(LOOP_AS_PROGRAM, SERVER_UVLOOP="0")
+
+
+def test_importing_the_server_module_changes_no_event_loop() -> None:
+    assert "uvloop" not in loop_of(LOOP_AFTER_IMPORT)
