@@ -54,6 +54,7 @@ from urllib.parse import urlparse
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
@@ -107,8 +108,6 @@ def empty_redis(url: str) -> None:
     Celery queue behind (834 tasks after a 500-table run): the next run's
     worker spent its first minutes on hands of a dropped database, whose ids
     a fresh database gives out again, and PostgreSQL's CPU doubled with it."""
-    import redis
-
     redis.Redis.from_url(url).flushdb()
 
 

@@ -1,6 +1,6 @@
 """``python -m paigow_site.server`` runs daphne on uvloop; importing the module
-(as the access-log tests do) leaves the process's event loops alone: a test
-run on uvloop from then on hung closing a socket test's loop."""
+(as the access-log tests do) leaves the process's event loops alone, so the
+rest of a test run keeps the loops it would have had."""
 
 from __future__ import annotations
 

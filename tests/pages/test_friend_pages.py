@@ -163,9 +163,7 @@ def test_before_the_reveal_no_rest_answer_shows_the_other_hand_the_deck_or_the_s
     assert client.get(f"/api/tables/{table.pk}/").status_code == 404
 
 
-def test_a_deals_links_are_worked_out_once_and_each_view_gets_its_own(
-    player: User, friend: User
-) -> None:
+def test_a_deals_links_are_worked_out_once_and_each_view_gets_its_own(player: User) -> None:
     table = services.table_start(user=player, mode="solo")
     deal = Deal(pk=10**6, table=table, number=3)
     selectors._deal_links.cache_clear()
