@@ -35,9 +35,20 @@ async def _layer_round_trip() -> str:
     # healthy Redis. Read directly, it is a plain round trip through Redis.
     token = secrets.token_hex(8)
     channel = f"healthz.{token}"
+    if _publishes(layer):
+        # Pub/sub keeps nothing for a channel nobody listens to yet: listen
+        # first (new_channel subscribes before it returns), then send.
+        channel = await layer.new_channel("healthz.")
     await layer.send(channel, {"type": "healthz.ping", "token": token})
     message = await layer.receive(channel)
     return "ok" if message.get("token") == token else "error: wrong message"
+
+
+def _publishes(layer: object) -> bool:
+    """True for channels-redis' pub/sub layer (``CHANNEL_LAYER=pubsub``)."""
+    from channels_redis.pubsub import RedisPubSubChannelLayer
+
+    return isinstance(layer, RedisPubSubChannelLayer)
 
 
 async def _layer_status() -> str:

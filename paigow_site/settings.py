@@ -174,7 +174,31 @@ REDIS_CACHE_OPTIONS = {
     "socket_connect_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
     "socket_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
 }
-if REDIS_URL:
+# Which channels-redis layer carries the sockets' messages: "pubsub" (the
+# default: Redis PUBLISH/SUBSCRIBE, one subscription per process and group)
+# or "list" (the list-based RedisChannelLayer, queues that outlive a process).
+# Pub/sub costs each server less CPU a deal (docs/benchmarks.md). It keeps
+# no message for a process cut off from Redis: paigow_site.pubsub's layer
+# (channels-redis's, with each subscription confirmed before it returns)
+# tells every socket when it has subscribed again after losing Redis, and
+# the socket reads its view afresh (``table.resync``).
+CHANNEL_LAYER = os.environ.get("CHANNEL_LAYER", "pubsub")
+if CHANNEL_LAYER not in ("pubsub", "list"):
+    raise ImproperlyConfigured('CHANNEL_LAYER is "pubsub" or "list".')
+if REDIS_URL and CHANNEL_LAYER == "pubsub":
+    CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "paigow_site.pubsub.ConfirmedPubSubChannelLayer",
+            "CONFIG": {
+                # A publish that gets no answer for this long fails, rather
+                # than hanging its socket (redis-py issue 2807).
+                "hosts": [{"address": REDIS_URL, "socket_timeout": REDIS_READ_TIMEOUT_SECONDS}],
+                "prefix": os.environ.get("CHANNELS_PREFIX", "paigow"),
+                "on_reconnect": "table.resync",
+            },
+        }
+    }
+elif REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
@@ -204,6 +228,9 @@ if REDIS_URL:
             },
         }
     }
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -213,7 +240,6 @@ if REDIS_URL:
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"

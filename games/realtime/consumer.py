@@ -12,7 +12,10 @@ allowed to see it.
 Views carry the table's ``version``: pushes from two processes can arrive out
 of order, and a socket never sends a view older than the last it sent.
 Changes made outside a socket (pages, upkeep) and presence changes send the
-table's group a bare refresh; each socket then reads its own view.
+table's group a bare refresh; each socket then reads its own view. So does
+the channel layer, to every socket of its process, when it has subscribed
+again after losing Redis (``table.resync``: pub/sub keeps nothing sent
+meanwhile).
 
 Presence: each open socket keeps one ``Presence`` row (made on connect,
 refreshed by a heartbeat, deleted on close). A connect or a close tells the
@@ -74,7 +77,9 @@ CLOSE_TOO_MANY = 4429
 CLOSE_SERVER_ERROR = 1011
 # What a connected socket hands to its worker, in order: frames, and the
 # group events that read the database (``TableConsumer.dispatch``).
-QUEUED = frozenset({"websocket.receive", "table.state", "table.refresh", "session.check"})
+QUEUED = frozenset(
+    {"websocket.receive", "table.state", "table.refresh", "table.resync", "session.check"}
+)
 # Close reasons (at most 123 bytes; browsers show them in the close event).
 REASON_SESSION_ENDED = "Your session ended: sign in again."
 REASON_TOO_MANY_SOCKETS = "Too many table sockets open for this account."
@@ -433,6 +438,19 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.other_connected = event["connected"]
             self.version_sent = event["version"]
             await self.send(text_data=event["text"])
+
+    async def table_resync(self, event: dict[str, Any]) -> None:
+        """The process's channel layer lost Redis and has subscribed again
+        (``paigow_site.pubsub``): a push or a session's end told meanwhile
+        may be lost. Check the session and send a fresh view."""
+        if self.closing:
+            return
+        try:
+            own = await db(self.read_state_signed_in)()
+        except SessionEnded as exc:
+            await self.end_session(exc)
+            return
+        await self.send_state(state=own)
 
     def read_state_signed_in(self) -> dict[str, Any]:
         """``read_state`` after ``check_session``: one database call."""

@@ -60,9 +60,21 @@ def test_database_url_switches_to_postgresql(clean_env: dict[str, str]) -> None:
 def test_redis_url_switches_the_layer_and_celery_to_redis(clean_env: dict[str, str]) -> None:
     env = {**clean_env, "REDIS_URL": "redis://127.0.0.1:6379/0"}
     seen = settings_under(env)
-    assert seen["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert seen["layer"] == "paigow_site.pubsub.ConfirmedPubSubChannelLayer"
     assert seen["eager"] is False
     assert seen["broker"] == "redis://127.0.0.1:6379/0"
+
+
+def test_channel_layer_list_keeps_the_list_based_layer(clean_env: dict[str, str]) -> None:
+    env = {**clean_env, "REDIS_URL": "redis://127.0.0.1:6379/0", "CHANNEL_LAYER": "list"}
+    assert settings_under(env)["layer"] == "channels_redis.core.RedisChannelLayer"
+
+
+def test_an_unknown_channel_layer_is_refused_loudly(clean_env: dict[str, str]) -> None:
+    env = {**clean_env, "REDIS_URL": "redis://127.0.0.1:6379/0", "CHANNEL_LAYER": "lists"}
+    result = run_python(PRINT_SETTINGS, env)
+    assert result.returncode != 0
+    assert 'CHANNEL_LAYER is "pubsub" or "list".' in result.stderr
 
 
 @pytest.mark.parametrize("missing", ["SECRET_KEY", "ALLOWED_HOSTS"])

@@ -1,0 +1,162 @@
+"""The pub/sub channel layer (paigow_site.pubsub): a subscription returns once
+Redis holds it, and after Redis restarts every socket's channel is told, so
+it can read what it may have missed, hears its group again, and a process
+that published before the restart publishes after it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+from channels_redis.pubsub import RedisPubSubChannelLayer
+from django.conf import settings
+from redis import asyncio as aioredis
+
+from paigow_site.pubsub import ConfirmedPubSubChannelLayer
+from tests.conftest import IN_CI
+from tests.system.test_faults import Redis, _redis_server
+
+pytestmark = pytest.mark.services
+
+# Each write towards Redis is held this long: a SUBSCRIBE the layer has
+# written is still on its way when group_add returns, unless it waits.
+DELAY_SECONDS = 0.3
+
+
+def redis_url() -> str:
+    if not settings.REDIS_URL:
+        if IN_CI:
+            pytest.fail("REDIS_URL is not set")
+        pytest.skip("REDIS_URL is not set")
+    return str(settings.REDIS_URL)
+
+
+@asynccontextmanager
+async def slow_link_to(url: str) -> AsyncIterator[str]:
+    """A TCP proxy to ``url``'s Redis that delays everything sent to Redis
+    (answers come back at once); yields its own URL."""
+    target = aioredis.Redis.from_url(url).connection_pool.connection_kwargs
+
+    async def forward(reader: Any, writer: Any, delay: float) -> None:
+        try:
+            while data := await reader.read(65536):
+                await asyncio.sleep(delay)
+                writer.write(data)
+                await writer.drain()
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+    async def serve(client_reader: Any, client_writer: Any) -> None:
+        server_reader, server_writer = await asyncio.open_connection(
+            target.get("host", "127.0.0.1"), target.get("port", 6379)
+        )
+        await asyncio.gather(
+            forward(client_reader, server_writer, DELAY_SECONDS),
+            forward(server_reader, client_writer, 0),
+        )
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        server.close()
+
+
+async def subscribers(url: str, channel: str) -> int:
+    """How many connections Redis has subscribed to ``channel``, asked directly."""
+    direct = aioredis.Redis.from_url(url)
+    try:
+        [(_name, count)] = await direct.pubsub_numsub(channel)
+        return int(count)
+    finally:
+        await direct.aclose()
+
+
+def prefix() -> str:
+    return f"pubsub-test-{uuid.uuid4().hex[:8]}"
+
+
+async def test_group_add_returns_once_redis_holds_the_subscription() -> None:
+    url = redis_url()
+    async with slow_link_to(url) as slow:
+        layer = ConfirmedPubSubChannelLayer(hosts=[slow], prefix=prefix())
+        try:
+            channel = await layer.new_channel()
+            assert await subscribers(url, channel) == 1
+            await layer.group_add("table.1", channel)
+            assert await subscribers(url, layer._get_group_channel_name("table.1")) == 1
+        finally:
+            await layer.flush()
+
+
+async def test_the_librarys_own_layer_returns_before_redis_holds_it() -> None:
+    """Why paigow_site.pubsub exists: when this fails, channels-redis waits
+    for Redis itself and the subclass's confirmation can go."""
+    url = redis_url()
+    async with slow_link_to(url) as slow:
+        layer = RedisPubSubChannelLayer(hosts=[slow], prefix=prefix())
+        try:
+            channel = await layer.new_channel()
+            assert await subscribers(url, channel) == 0
+        finally:
+            await layer.flush()
+
+
+@pytest.mark.slow
+async def test_after_redis_restarts_each_socket_channel_is_told_and_hears_its_group() -> None:
+    redis = Redis(_redis_server())
+    redis.start()
+    url = f"redis://127.0.0.1:{redis.port}/0"
+    name = prefix()
+    layer = ConfirmedPubSubChannelLayer(hosts=[url], prefix=name, on_reconnect="table.resync")
+    other_process = ConfirmedPubSubChannelLayer(hosts=[url], prefix=name)
+    try:
+        socket = await layer.new_channel()
+        probe = await layer.new_channel("healthz.")  # not a socket's channel
+        await layer.group_add("table.1", socket)
+        await other_process.group_send("table.1", {"type": "table.state", "n": 0})
+        assert await asyncio.wait_for(layer.receive(socket), 5) == {"type": "table.state", "n": 0}
+        await asyncio.to_thread(redis.stop)
+        await asyncio.to_thread(redis.start)  # empty: it knows no subscription
+        told = await asyncio.wait_for(layer.receive(socket), 30)
+        assert told == {"type": "table.resync"}
+        assert await subscribers(url, layer._get_group_channel_name("table.1")) == 1
+        # On the connection it used before the restart: it connects again.
+        await other_process.group_send("table.1", {"type": "table.state", "n": 1})
+        assert await asyncio.wait_for(layer.receive(socket), 5) == {"type": "table.state", "n": 1}
+        assert layer._get_layer().channels[probe].empty()
+    finally:
+        await layer.flush()
+        await other_process.flush()
+        await asyncio.to_thread(redis.stop)
+
+
+async def test_without_on_reconnect_a_restart_sends_nothing() -> None:
+    """The option is off unless set: other consumers need no handler for it."""
+    redis = Redis(_redis_server())
+    redis.start()
+    url = f"redis://127.0.0.1:{redis.port}/0"
+    layer = ConfirmedPubSubChannelLayer(hosts=[url], prefix=prefix())
+    try:
+        socket = await layer.new_channel()
+        await layer.group_add("table.1", socket)
+        await asyncio.to_thread(redis.stop)
+        await asyncio.to_thread(redis.start)
+        group = layer._get_group_channel_name("table.1")
+        for _ in range(300):  # subscribed again, within 30 s
+            if await subscribers(url, group) == 1:
+                break
+            await asyncio.sleep(0.1)
+        assert await subscribers(url, group) == 1
+        await asyncio.sleep(0.5)  # past the reconnect's PONG
+        assert layer._get_layer().channels[socket].empty()
+    finally:
+        await layer.flush()
+        await asyncio.to_thread(redis.stop)
