@@ -219,10 +219,18 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self.close(code=CLOSE_TOO_MANY, reason=REASON_TOO_MANY_SOCKETS)
             return
         self.group = seat.table.group_name
-        await self.channel_layer.group_add(self.group, self.channel_name)
-        await self.channel_layer.group_add(self.seat_group(self.seat_number), self.channel_name)
-        await self.channel_layer.group_add(
-            session.user_group(self.user_id), self.channel_name
+        # Joined side by side: on pub/sub each join waits for Redis's
+        # confirmation, which arrives behind every message already on its way
+        # to this process (seconds when the server is overloaded).
+        await asyncio.gather(
+            *(
+                self.channel_layer.group_add(group, self.channel_name)
+                for group in (
+                    self.group,
+                    self.seat_group(self.seat_number),
+                    session.user_group(self.user_id),
+                )
+            )
         )
         await self.send_state()
         await self.tell_others()

@@ -16,7 +16,7 @@ from channels_redis.pubsub import RedisPubSubChannelLayer
 from django.conf import settings
 from redis import asyncio as aioredis
 
-from paigow_site.pubsub import ConfirmedPubSubChannelLayer
+from paigow_site.pubsub import PUBLISHES_AT_ONCE, ConfirmedPubSubChannelLayer
 from tests.conftest import IN_CI
 from tests.system.test_faults import Redis, _redis_server
 
@@ -107,6 +107,35 @@ async def test_the_librarys_own_layer_returns_before_redis_holds_it() -> None:
             assert await subscribers(url, channel) == 0
         finally:
             await layer.flush()
+
+
+async def test_publishes_run_side_by_side_up_to_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The library publishes one at a time under its connection's lock; under
+    load a socket's answer waited behind every push of its process."""
+    layer = ConfirmedPubSubChannelLayer(hosts=[redis_url()], prefix=prefix())
+    shard = layer._get_layer()._shards[0]
+    shard._ensure_redis()
+    gate, in_flight, most = asyncio.Event(), 0, 0
+
+    async def publish(channel: str, message: bytes) -> None:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await gate.wait()
+        in_flight -= 1
+
+    monkeypatch.setattr(shard._redis, "publish", publish)
+    sends = [
+        asyncio.ensure_future(layer.group_send(f"table.{n}", {"type": "table.refresh"}))
+        for n in range(PUBLISHES_AT_ONCE + 8)
+    ]
+    for _ in range(50):
+        await asyncio.sleep(0)
+    assert most == PUBLISHES_AT_ONCE
+    gate.set()
+    await asyncio.gather(*sends)
+    assert in_flight == 0
+    await layer.flush()
 
 
 @pytest.mark.slow
