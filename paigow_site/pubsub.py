@@ -113,10 +113,9 @@ class _ConfirmedShard(RedisSingleShardConnection):
 
     async def publish(self, channel: str, message: bytes) -> None:
         """PUBLISH, beside the process's other publishes. The library holds
-        the connection's one lock for each (through Redis's answer): under
-        load every push and refresh of the process queued behind the others,
-        a wait of one event-loop turn each, and at 500 tables a socket's
-        answer waited more than 30 s behind its own earlier push."""
+        the connection's one lock for each, through Redis's answer: under
+        load every push and refresh of the process queued behind all the
+        others, at least one event-loop turn each."""
         async with self._publishing:
             self._ensure_redis()  # no await: nothing runs in between
             redis: Any = self._redis
