@@ -6,8 +6,10 @@ that published before the restart publishes after it."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -25,6 +27,19 @@ pytestmark = pytest.mark.services
 # Each write towards Redis is held this long: a SUBSCRIBE the layer has
 # written is still on its way when group_add returns, unless it waits.
 DELAY_SECONDS = 0.3
+
+
+def own_loop(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
+    """Run the test's coroutine on an event loop of its own thread: after the
+    browser tests, Playwright's sync API leaves the main thread marked as
+    running a loop, and pytest-asyncio cannot run one there any more."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        with ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, test(*args, **kwargs)).result()
+
+    return run
 
 
 def redis_url() -> str:
@@ -83,6 +98,7 @@ def prefix() -> str:
     return f"pubsub-test-{uuid.uuid4().hex[:8]}"
 
 
+@own_loop
 async def test_group_add_returns_once_redis_holds_the_subscription() -> None:
     url = redis_url()
     async with slow_link_to(url) as slow:
@@ -96,6 +112,7 @@ async def test_group_add_returns_once_redis_holds_the_subscription() -> None:
             await layer.flush()
 
 
+@own_loop
 async def test_the_librarys_own_layer_returns_before_redis_holds_it() -> None:
     """Why paigow_site.pubsub exists: when this fails, channels-redis waits
     for Redis itself and the subclass's confirmation can go."""
@@ -109,6 +126,7 @@ async def test_the_librarys_own_layer_returns_before_redis_holds_it() -> None:
             await layer.flush()
 
 
+@own_loop
 async def test_publishes_run_side_by_side_up_to_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     """The library publishes one at a time under its connection's lock; under
     load a socket's answer waited behind every push of its process."""
@@ -139,6 +157,7 @@ async def test_publishes_run_side_by_side_up_to_the_limit(monkeypatch: pytest.Mo
 
 
 @pytest.mark.slow
+@own_loop
 async def test_after_redis_restarts_each_socket_channel_is_told_and_hears_its_group() -> None:
     redis = Redis(_redis_server())
     redis.start()
@@ -167,6 +186,7 @@ async def test_after_redis_restarts_each_socket_channel_is_told_and_hears_its_gr
         await asyncio.to_thread(redis.stop)
 
 
+@own_loop
 async def test_without_on_reconnect_a_restart_sends_nothing() -> None:
     """The option is off unless set: other consumers need no handler for it."""
     redis = Redis(_redis_server())
