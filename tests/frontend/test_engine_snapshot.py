@@ -58,10 +58,13 @@ def test_the_pinned_pyodide_has_the_snapshot_options() -> None:
     assert json.loads((PYODIDE / "package.json").read_text())["version"] == "314.0.7"
     typings = (PYODIDE / "pyodide.d.ts").read_text()
     for option in ("_makeSnapshot?: boolean;", "_loadSnapshot?: Uint8Array",
-                   "static makeMemorySnapshot("):
+                   "static makeMemorySnapshot(", "createPyodideModule?: CreatePyodideModuleFn;"):
         assert option in typings, option
     loader = (PYODIDE / "pyodide.mjs").read_text()
     assert "_loadSnapshot" in loader
+    # engine-worker.mjs answers these two globals with its kept WebAssembly.
+    assert "{response:fetch(n,t?{integrity:t}:{})}" in loader
+    assert "WebAssembly.instantiateStreaming(n,s)" in loader
 
 
 def test_the_snapshot_is_named_by_what_it_holds() -> None:

@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from tests.frontend.engine_support import batch_cpython, ensure_build
+from tests.frontend.engine_support import BUILD, batch_cpython, ensure_build
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -227,4 +227,76 @@ def test_a_refused_snapshot_falls_back_to_booting_python(
     assert [outcome["answer"]] == batch_cpython([{"op": "house_way",
                                                   "cards": "As Ah 8d 8c Ks 7h 4d"}])
     assert any("snapshot was refused" in line for line in guarded.console), guarded.console
+    assert guarded.offsite == []
+
+
+# Boots a worker on the self-test page, with `garble` first put in the worker's
+# store as Pyodide's kept WebAssembly; returns how it booted, an answer, and the
+# length of the module the worker keeps afterwards (polled: it keeps it after
+# its ready).
+BOOT_AND_KEEP = """async ([manifest, garble]) => {
+    const { createEngine } = await import("/static/js/engine-client.mjs");
+    const wasmURL = new URL(`/static/${manifest.pyodide}pyodide.asm.wasm`, location.href).href;
+    const store = await caches.open("paigow-engine-runtime");
+    if (garble) {
+        await store.put(wasmURL, new Response(new Uint8Array(garble),
+                                              { headers: { "Content-Type": "application/wasm" } }));
+    }
+    const engine = createEngine({ workerUrl: "/static/js/engine-worker.mjs",
+                                  pyodideUrl: "/static/" + manifest.pyodide,
+                                  engineUrl: "/static/" + manifest.engine,
+                                  snapshotUrl: "/static/" + manifest.snapshot });
+    const ready = await engine.ready;
+    const answer = await engine.call({ op: "house_way", cards: "As Ah 8d 8c Ks 7h 4d" });
+    let kept = 0;
+    for (let tries = 0; tries < 200 && kept < 1000; tries++) {
+        const found = await store.match(wasmURL);
+        kept = found ? (await found.arrayBuffer()).byteLength : 0;
+        if (kept < 1000) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    engine.terminate();
+    return { boot: ready.boot, wasmFrom: ready.wasmFrom, phases: ready.phases, answer, kept };
+}"""
+HOUSE_WAY = [{"op": "house_way", "cards": "As Ah 8d 8c Ks 7h 4d"}]
+
+
+def _wasm_size(manifest: dict[str, str]) -> int:
+    return (BUILD / manifest["pyodide"] / "pyodide.asm.wasm").stat().st_size
+
+
+def test_a_return_boot_compiles_pyodide_s_webassembly_from_cache_storage(
+    site: str, guarded: Guarded
+) -> None:
+    """The first boot fetches pyodide.asm.wasm from the site and keeps it whole;
+    the next one in the same browser answers Pyodide's fetch from the kept copy
+    and still restores the snapshot and answers like CPython."""
+    manifest = ensure_build()
+    page = guarded.page
+    page.goto(f"{site}/static/js/engine-selftest.html")
+    first = page.evaluate(BOOT_AND_KEEP, [manifest, None])
+    assert (first["boot"], first["wasmFrom"]) == ("snapshot", "network"), first
+    assert first["kept"] == _wasm_size(manifest), first
+    again = page.evaluate(BOOT_AND_KEEP, [manifest, None])
+    assert (again["boot"], again["wasmFrom"]) == ("snapshot", "cache-storage"), again
+    # Pyodide instantiated the module the worker had compiled (its steps' clock).
+    assert again["phases"]["wasmCompiled"] <= again["phases"]["instantiate"], again
+    for outcome in (first, again):
+        assert [outcome["answer"]] == batch_cpython(HOUSE_WAY)
+    assert guarded.offsite == []
+
+
+@pytest.mark.parametrize("garble", [[0, 97, 115, 109, 1, 0, 0, 0, 9, 9], [1, 2, 3]])
+def test_a_kept_webassembly_that_does_not_compile_is_replaced(
+    site: str, guarded: Guarded, garble: list[int]
+) -> None:
+    """Pyodide hangs on a module that does not compile, so the worker compiles a
+    kept copy before answering with it: a broken one (a cut WebAssembly, or not
+    one at all) is dropped, the site's is fetched and kept in its place."""
+    manifest = ensure_build()
+    page = guarded.page
+    page.goto(f"{site}/static/js/engine-selftest.html")
+    outcome = page.evaluate(BOOT_AND_KEEP, [manifest, garble])
+    assert (outcome["boot"], outcome["wasmFrom"]) == ("snapshot", "network"), outcome
+    assert [outcome["answer"]] == batch_cpython(HOUSE_WAY)
+    assert outcome["kept"] == _wasm_size(manifest), outcome
     assert guarded.offsite == []

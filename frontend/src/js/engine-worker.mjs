@@ -24,8 +24,10 @@
 //                                                              boot: "snapshot", "python" or
 //                                                              "fallback"; refused: why not;
 //                                                              phases: ms of its steps;
-//                                                              snapshotFrom: "network",
-//                                                              "cache-storage" or null)
+//                                                              snapshotFrom, wasmFrom: "network",
+//                                                              "cache-storage" or null;
+//                                                              startedAt: its first line, ms
+//                                                              since the epoch)
 //                   {type: "error", error}                     when loading failed
 //   page -> worker  {id, request}                              request: {op: ..., ...}
 //   worker -> page  {id, answer}                               whatever the engine answered,
@@ -62,14 +64,6 @@ function bytesOf(url, what) {
 /** The worker's Cache Storage for snapshots, or null where there is none. */
 const SNAPSHOT_STORE = "paigow-engine-snapshot";
 
-async function snapshotStore() {
-  try {
-    return globalThis.caches ? await caches.open(SNAPSHOT_STORE) : null;
-  } catch {
-    return null; // storage switched off or full: the HTTP cache still works
-  }
-}
-
 /** The snapshot's bytes, from Cache Storage when kept there, else fetched. */
 async function snapshotBytes(url, store) {
   const kept = store && await store.match(url).catch(() => undefined);
@@ -100,6 +94,111 @@ async function keepSnapshot(store, url, loaded, booted) {
   }
 }
 
+// ------------------------------------------------ Pyodide's WebAssembly, kept
+//
+// On a return visit pyodide.asm.wasm comes out of the HTTP cache as it was
+// sent, brotli, and the network service decodes its 9.6 MB again while V8
+// compiles it, once Pyodide's own module has loaded: the last of a return
+// boot's reads to finish (benchmarks/boot.py). The worker keeps the decoded
+// module in Cache Storage too (RUNTIME_STORE, one entry: its URL, which names
+// Pyodide's version). On the next boot it reads it back and compiles it as
+// it starts, beside the snapshot's read and Pyodide's loader, and answers
+// Pyodide's fetch of that URL and its instantiateStreaming of the answer with
+// the compiled module (the pinned 314.0.7 fetches it with the global fetch,
+// browser_getBinaryResponse, and instantiates it with the global
+// WebAssembly.instantiateStreaming). Everything else goes through. Pyodide
+// hangs on a module that does not compile (it only logs "wasm instantiation
+// failed!"), so a kept copy is answered only once it has compiled; one that
+// does not is dropped, and Pyodide fetches the site's.
+
+const RUNTIME_STORE = "paigow-engine-runtime";
+
+/** The kept module, compiled, with its bytes; or null (none kept, or dropped). */
+async function keptWasm(store, wasmURL) {
+  try {
+    const kept = store && await store.match(wasmURL);
+    if (!kept) return null;
+    const bytes = await kept.arrayBuffer();
+    try {
+      const module = await WebAssembly.compile(bytes);
+      return { bytes, module, compiled: Math.round(performance.now() - started) };
+    } catch {
+      await store.delete(wasmURL);
+    }
+  } catch {
+    // unreadable: Pyodide fetches it from the site
+  }
+  return null;
+}
+
+/** While Pyodide loads: its fetch of `wasmURL` answered with the kept module, else
+ * let through and copied, to keep after the boot. */
+function serveWasm(wasmURL, store) {
+  const siteFetch = self.fetch;
+  const siteInstantiate = WebAssembly.instantiateStreaming;
+  const kept = keptWasm(store, wasmURL);
+  const compiled = new WeakMap(); // the answers given, to their modules
+  const served = { from: null, copy: null, compiled: null, instantiate: null };
+  self.fetch = function fetchWasm(input, init) {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url !== wasmURL) return siteFetch.call(self, input, init);
+    return kept.then((found) => {
+      if (found && served.from === null) {
+        served.from = "cache-storage";
+        served.compiled = found.compiled;
+        const answer = new Response(found.bytes, { headers: { "Content-Type": "application/wasm" } });
+        compiled.set(answer, found.module);
+        return answer;
+      }
+      served.from = "network";
+      return siteFetch.call(self, input, init).then((response) => {
+        served.copy = response.ok ? response.clone() : null;
+        return response;
+      });
+    });
+  };
+  WebAssembly.instantiateStreaming = function instantiateWasm(source, imports) {
+    return Promise.resolve(source).then((response) => {
+      const module = compiled.get(response);
+      served.instantiate = Math.round(performance.now() - started);
+      if (!module) return siteInstantiate.call(WebAssembly, response, imports);
+      return WebAssembly.instantiate(module, imports).then((instance) => ({ instance, module }));
+    });
+  };
+  return {
+    served,
+    /** Pyodide's fetches and instantiations are the platform's again. */
+    restore() {
+      self.fetch = siteFetch;
+      WebAssembly.instantiateStreaming = siteInstantiate;
+    },
+    /** After a boot: keep a module fetched from the site (dropping any other URL). */
+    async keep() {
+      const copy = served.copy;
+      served.copy = null;
+      if (!store || !copy) return;
+      try {
+        const bytes = await copy.arrayBuffer();
+        for (const request of await store.keys()) {
+          if (request.url !== wasmURL) await store.delete(request);
+        }
+        await store.put(wasmURL, new Response(bytes, {
+          headers: { "Content-Type": "application/wasm" } }));
+      } catch (error) {
+        console.warn(`Pyodide's WebAssembly was not kept for the next visit: ${error?.message ?? error}`);
+      }
+    },
+  };
+}
+
+async function openStore(name) {
+  try {
+    return globalThis.caches ? await caches.open(name) : null;
+  } catch {
+    return null; // storage switched off or full: the HTTP cache still works
+  }
+}
+
 async function boot(pyodideUrl, engineUrl, snapshotUrl) {
   const indexURL = sameOrigin(pyodideUrl, "Pyodide").href.replace(/\/?$/, "/");
   const archiveURL = sameOrigin(engineUrl, "engine archive").href;
@@ -110,9 +209,16 @@ async function boot(pyodideUrl, engineUrl, snapshotUrl) {
   // two cores, docs/benchmarks.md).
   const loader = import(new URL("pyodide.mjs", indexURL).href);
   loader.catch(() => {}); // awaited below
+  // And its runtime's module beside it, which loadPyodide would import only
+  // once called (its `createPyodideModule` option, typed experimental in
+  // 314.0.7); when this import fails, Pyodide tries its own.
+  const runtime = import(new URL("pyodide.asm.mjs", indexURL).href)
+    .then((module) => module.default, () => undefined);
   const archive = bytesOf(archiveURL, "engine archive");
-  const store = snapshotURL ? await snapshotStore() : null;
+  const [store, runtimeStore] = await Promise.all(
+    [snapshotURL ? openStore(SNAPSHOT_STORE) : null, openStore(RUNTIME_STORE)]);
   const loaded = snapshotURL ? snapshotBytes(snapshotURL, store) : null;
+  const wasm = serveWasm(new URL("pyodide.asm.wasm", indexURL).href, runtimeStore);
   loaded?.catch(() => {}); // a snapshot that does not load is a fallback (bootEngine)
   const snapshot = loaded?.then((got) => got.bytes) ?? null;
   const { loadPyodide } = await loader;
@@ -123,8 +229,15 @@ async function boot(pyodideUrl, engineUrl, snapshotUrl) {
     stdout: (text) => console.log(text),
     stderr: (text) => console.warn(text),
   };
+  const createPyodideModule = await runtime;
+  if (createPyodideModule) options.createPyodideModule = createPyodideModule;
   const bootStarted = Math.round(performance.now() - started);
-  const booted = await bootEngine(loadPyodide, options, archive, snapshot);
+  let booted;
+  try {
+    booted = await bootEngine(loadPyodide, options, archive, snapshot);
+  } finally {
+    wasm.restore();
+  }
   handle = booted.handle;
   if (booted.refused) {
     console.warn(`The engine snapshot was refused, booting Python instead: ${booted.refused}`);
@@ -134,14 +247,22 @@ async function boot(pyodideUrl, engineUrl, snapshotUrl) {
     type: "ready", ms, pyodide: booted.pyodide.version, engine: archiveURL,
     boot: booted.boot, refused: booted.refused,
     // ms since the worker started: its modules and Pyodide's loader, then the boot's steps
-    phases: Object.fromEntries([["loader", 0], ...Object.entries(booted.phases)]
-      .map(([name, at]) => [name, at + bootStarted])),
+    phases: {
+      ...Object.fromEntries([["loader", 0], ...Object.entries(booted.phases)]
+        .map(([name, at]) => [name, at + bootStarted])),
+      // the kept WebAssembly compiled, and Pyodide's instantiation asked for
+      ...(wasm.served.compiled === null ? {} : { wasmCompiled: wasm.served.compiled }),
+      ...(wasm.served.instantiate === null ? {} : { instantiate: wasm.served.instantiate }),
+    },
     snapshotFrom: loaded ? await loaded.then((got) => got.from, () => null) : null,
+    wasmFrom: wasm.served.from,
+    startedAt: performance.timeOrigin + started, // the worker's first line, ms since the epoch
   });
   // After the ready: requests that come meanwhile wait for these few ms.
   setTimeout(() => warmUp(handle), 0);
   // Not awaited: requests are answered while the snapshot is being kept.
   if (snapshotURL) loaded.then((got) => keepSnapshot(store, snapshotURL, got, booted), () => {});
+  wasm.keep();
 }
 
 function start(pyodideUrl, engineUrl, snapshotUrl) {

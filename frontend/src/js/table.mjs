@@ -116,6 +116,9 @@ import("./engine-client.mjs")
     timings.workerMs = ready.ms;
     timings.workerPhases = ready.phases;
     timings.snapshotFrom = ready.snapshotFrom;
+    timings.wasmFrom = ready.wasmFrom;
+    // The worker's first line, ms after this page's navigation (benchmarks/boot.py)
+    timings.workerStartedAt = ready.startedAt - performance.timeOrigin;
     performance.mark("paigow-engine-ready");
     view.showEngine(true);
     render();
