@@ -23,6 +23,11 @@ boots Python and imports the engine, as before) and `no-compression` makes
 whitenoise ignore the .br/.gz copies (the module docstring of
 `benchmarks/boot_site.py` lists every lever). Rounds interleave the variants.
 
+The `production` variant is everything on, served as `make serve` serves it
+(DJANGO_DEBUG=0 after collectstatic: content-named static files cached for
+good, no DEBUG revalidations), as players get the site; the others run
+under DEBUG, as `make run` does.
+
 Profiles (`--profiles`, interleaved like the variants): `persistent` (the
 default) is a profile on disk per round, as a player's browser has, with the
 HTTP disk cache and V8's code caches; `incognito` an off-the-record context
@@ -46,6 +51,7 @@ import json
 import os
 import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -60,8 +66,8 @@ from tests.browser.conftest import sign_up
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.live_site import embedded_env, live_site, migrate
 
-VARIANTS = ("all", "no-snapshot", "no-compression", "no-early-start", "no-page-urls",
-            "no-cache-storage")
+VARIANTS = ("all", "production", "no-snapshot", "no-compression", "no-early-start",
+            "no-page-urls", "no-cache-storage", "no-kept-wasm")
 MANIFEST = json.loads((REPO / "frontend" / "build" / "manifest.json").read_text())
 
 BARE = """async ([indexURL, archiveURL, coreURL]) => {
@@ -103,6 +109,10 @@ KEPT = """async (size) => {
         return false;
     }
 }"""
+# As `make serve` runs the site (after collectstatic): hashed, immutable static
+# files and no DEBUG; plain HTTP on loopback.
+PRODUCTION = {"DJANGO_DEBUG": "0", "SECRET_KEY": "b" * 64, "ALLOWED_HOSTS": "127.0.0.1",
+              "SECURE_SSL_REDIRECT": "0"}
 SNAPSHOT_SIZE = (REPO / "frontend" / "build" / MANIFEST["snapshot"]).stat().st_size
 
 
@@ -114,6 +124,17 @@ def wait_kept(page: Any, seconds: float = 60) -> float:
             raise TimeoutError("the worker did not keep its snapshot in Cache Storage")
         time.sleep(0.2)
     return time.monotonic() - started
+
+
+def wait_kept_wasm(page: Any, seconds: float = 60) -> None:
+    """Wait until the worker has kept Pyodide's WebAssembly in Cache Storage."""
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(
+        "async () => (await (await caches.open('paigow-engine-runtime')).keys()).length > 0"
+    ):
+        if time.monotonic() > deadline:
+            raise TimeoutError("the worker did not keep Pyodide's WebAssembly")
+        time.sleep(0.2)
 
 
 class Traffic:
@@ -135,9 +156,16 @@ class Traffic:
 
 
 def engine_ready(page: Any) -> dict[str, Any]:
-    page.wait_for_function(
-        "() => window.paigowTimings && window.paigowTimings.engineReady !== null", timeout=180_000
-    )
+    # Waits on the page's own mark, without polling the page (a polled
+    # predicate runs on the page's main thread every frame, beside the boot).
+    page.evaluate("""() => new Promise((resolve, reject) => {
+        const seen = () => performance.getEntriesByName("paigow-engine-ready").length > 0;
+        if (seen()) return resolve();
+        new PerformanceObserver((list, observer) => {
+            if (seen()) { observer.disconnect(); resolve(); }
+        }).observe({ type: "mark" });
+        setTimeout(() => reject(new Error("no engine ready in 180 s")), 180000);
+    })""")
     return page.evaluate("""() => ({
         ready: performance.getEntriesByName('paigow-engine-ready')[0].startTime,
         start: performance.getEntriesByName('paigow-engine-start')[0].startTime,
@@ -145,6 +173,8 @@ def engine_ready(page: Any) -> dict[str, Any]:
         phases: window.paigowTimings.workerPhases,
         from: window.paigowTimings.snapshotFrom,
         boot: window.paigowTimings.engineBoot,
+        wasmFrom: window.paigowTimings.wasmFrom,
+        workerFirstLine: window.paigowTimings.workerStartedAt,
     })""")
 
 
@@ -243,8 +273,11 @@ def one_round(playwright: Any, base: str, variant: str, deals: int, mode: str = 
         if first["boot"] == "snapshot":
             # The worker keeps the snapshot after its ready (a player stays longer).
             wait_kept(page)
+        wait_kept_wasm(page)
         if variant == "no-cache-storage":
             page.evaluate("() => caches.delete('paigow-engine-snapshot')")
+        if variant == "no-kept-wasm":
+            page.evaluate("() => caches.delete('paigow-engine-runtime')")
         time.sleep(linger)
         row["wasm_cache"] = [wasm_cache(profile)]
         row["caching"] = [code_caching(context)]
@@ -258,6 +291,8 @@ def one_round(playwright: Any, base: str, variant: str, deals: int, mode: str = 
         row["return_worker"] = again["worker"]
         row["return_phases"] = again["phases"]
         row["return_from"] = again["from"]
+        row["return_wasm_from"] = again["wasmFrom"]
+        row["return_first_line"] = again["workerFirstLine"]
         row["first_phases"] = first["phases"]
         row["return_bytes"] = returning.bytes
         row["luck"] = reveal_to_luck(page, deals)
@@ -347,12 +382,17 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as var_dir:
         env = embedded_env(Path(var_dir))
         migrate(env)
+        if "production" in variants:
+            subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                           cwd=REPO, env={**env, **PRODUCTION}, check=True)
         with ExitStack() as stack:
             bases = {}
             for variant in variants:
-                levers = "" if variant == "all" else variant
+                levers = "" if variant in ("all", "production", "no-kept-wasm") else variant
                 site_env = {**env, "DJANGO_SETTINGS_MODULE": "benchmarks.boot_site",
                             "PAIGOW_BOOT_LEVERS": levers}
+                if variant == "production":
+                    site_env.update(PRODUCTION)
                 bases[variant] = stack.enter_context(live_site(site_env))
             playwright = stack.enter_context(sync_playwright())
             # Interleaved, so the machine's changing load falls on every variant alike.
@@ -366,7 +406,9 @@ def main() -> None:
                           f"return {row['return']:6.0f} ms ({row['return_bytes'] / 1e6:5.2f} MB)  "
                           f"bare {row['bare']:6.0f} / cold {row['bare_cold']:6.0f} ms  "
                           f"luck {', '.join(f'{v:.0f}' for v in row['luck'])} ms", flush=True)
-                    print(f"        snapshot from {row['first_from']} / {row['return_from']}; "
+                    print(f"        snapshot from {row['first_from']} / {row['return_from']}, "
+                          f"WebAssembly from {row['return_wasm_from']} (return); worker's first "
+                          f"line {row['return_first_line']:.0f} ms after navigation (return); "
                           f"engine start {row['first_start']:.0f} / {row['return_start']:.0f}"
                           f" ms; worker steps, first {row['first_phases']}, "
                           f"return {row['return_phases']}", flush=True)
