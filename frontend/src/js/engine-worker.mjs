@@ -152,7 +152,7 @@ function serveWasm(wasmURL, store) {
       }
       served.from = "network";
       return siteFetch.call(self, input, init).then((response) => {
-        served.copy = response.ok ? response.clone() : null;
+        served.copy = response.ok && store ? response.clone() : null; // kept only with a store
         return response;
       });
     });
