@@ -61,6 +61,14 @@ def report_refresh(self: Any, user_id: int) -> bool:
     return reports.report_refresh(user_id=user_id)
 
 
+@shared_task(name="games.report_refresh_users", **RETRY)
+def report_refresh_users(self: Any, user_ids: list[int]) -> list[bool]:
+    """``games.report_refresh`` for several players: what a web process's
+    windowed refreshes of one ``REPORT_REFRESH_BATCH_SECONDS`` queue, one
+    message for them all."""
+    return [reports.report_refresh(user_id=user_id) for user_id in user_ids]
+
+
 @shared_task(name="games.luck_verify", **RETRY)
 def luck_verify(self: Any, hand_id: int) -> str | None:
     return upkeep.luck_verify(hand_id=hand_id)
@@ -157,7 +165,9 @@ def report_refresh_later(*, user_ids: list[int]) -> None:
     A refresh rebuilds all of a player's buckets, and a player can reveal a
     deal every few seconds: one rebuild a window, run just after the window
     ends, covers every reveal in it. Until then the report sums the hands
-    (``reports.skill_report``), so it is never behind, only slower to read."""
+    (``reports.skill_report``), so it is never behind, only slower to read.
+    With a worker, the players a process hands over in one
+    ``REPORT_REFRESH_BATCH_SECONDS`` are queued together (``_Refreshes``)."""
     window = settings.REPORT_REFRESH_SECONDS
 
     def queue() -> None:
@@ -173,11 +183,52 @@ def report_refresh_later(*, user_ids: list[int]) -> None:
     if not window or _eager():  # the refresh runs in this process: as before
         transaction.on_commit(queue, robust=True)
         return
-    # Deferred, the refresh is due a window later anyway: queue it on the
-    # process's queueing thread, so the reveal's answer does not wait for the
-    # cache and the broker (on_commit hooks run before the socket can answer;
-    # under load they took up to 0.4 s there, docs/benchmarks.md).
-    transaction.on_commit(lambda: _queueing().submit(_logged, queue), robust=True)
+    # Deferred, the refresh is due a window later anyway: handed to the
+    # process's batch, which the queueing thread sends, so the reveal's answer
+    # waits for neither the cache nor the broker (on_commit hooks run before
+    # the socket can answer; under load they took up to 0.4 s there, and a
+    # publish a player was 3.9% of a web process's time, docs/benchmarks.md).
+    transaction.on_commit(lambda: _refreshes.add(user_ids), robust=True)
+
+
+class _Refreshes:
+    """Players waiting for a windowed refresh, from this process. The first
+    one starts a timer; after ``REPORT_REFRESH_BATCH_SECONDS`` the queueing
+    thread marks each (the cache's ``report-refresh:<id>``, for the window)
+    and publishes one ``games.report_refresh_users`` for those it marked, due
+    a window and a second after the marks: every reveal the marks hold back
+    has committed by then."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.waiting: set[int] = set()
+
+    def add(self, user_ids: list[int]) -> None:
+        with self.lock:
+            first = not self.waiting
+            self.waiting.update(user_ids)
+        if first:
+            timer = threading.Timer(
+                settings.REPORT_REFRESH_BATCH_SECONDS, lambda: _queueing().submit(self.publish)
+            )
+            timer.daemon = True
+            timer.start()
+
+    def publish(self) -> None:
+        with self.lock:
+            waiting, self.waiting = sorted(self.waiting), set()
+        if waiting:
+            _logged(functools.partial(self._publish, waiting))
+
+    @staticmethod
+    def _publish(user_ids: list[int]) -> None:
+        window = settings.REPORT_REFRESH_SECONDS
+        due = [u for u in user_ids if _marks().add(f"report-refresh:{u}", True, timeout=window)]
+        if due:
+            report_refresh_users.apply_async((due,), countdown=window + 1)
+
+
+_refreshes = _Refreshes()
 
 
 def _eager() -> bool:
@@ -200,8 +251,9 @@ def _logged(
 
 
 def refreshes_queued_wait() -> None:
-    """Wait until every refresh handed to the queueing thread is queued."""
-    _queueing().submit(lambda: None).result()
+    """Wait until every refresh handed to the queueing thread is queued (a
+    batch of windowed refreshes waiting for its timer is sent now)."""
+    _queueing().submit(_refreshes.publish).result()
 
 
 

@@ -271,6 +271,9 @@ UPKEEP_SECONDS = float(os.environ.get("UPKEEP_SECONDS", "900"))
 REPORT_REFRESH_SECONDS = int(
     os.environ.get("REPORT_REFRESH_SECONDS", "0" if CELERY_TASK_ALWAYS_EAGER else "60")
 )
+# A web process queues the windowed refreshes it is asked for within this
+# many seconds as one message (games.tasks._Refreshes).
+REPORT_REFRESH_BATCH_SECONDS = float(os.environ.get("REPORT_REFRESH_BATCH_SECONDS", "5"))
 CELERY_BEAT_SCHEDULE = {
     "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
     "invites-expire": {"task": "games.invites_expire", "schedule": UPKEEP_SECONDS},

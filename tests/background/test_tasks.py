@@ -41,6 +41,7 @@ from tests.support import (
     STRONG,
     WEAK,
     accept_seen,
+    deal_friend,
     deck_with,
     friend_table,
     house_front,
@@ -437,7 +438,7 @@ def test_a_deferred_refresh_is_queued_off_the_thread_that_answers_the_reveal(
     table = services.table_start(user=player, mode="solo")
     threads: list[str] = []
     with mock.patch.object(
-        tasks.report_refresh,
+        tasks.report_refresh_users,
         "apply_async",
         side_effect=lambda *a, **k: threads.append(threading.current_thread().name),
     ):
@@ -447,6 +448,65 @@ def test_a_deferred_refresh_is_queued_off_the_thread_that_answers_the_reveal(
     assert len(threads) == 1
     assert threads[0] != threading.current_thread().name
     assert threads[0].startswith("report-refresh-queue")
+
+
+@pytest.fixture
+def windowed(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in production: a worker, refreshes a window apart, batched."""
+    settings.REPORT_REFRESH_SECONDS = 60
+    settings.REPORT_REFRESH_BATCH_SECONDS = 0.05
+    monkeypatch.setitem(app.conf, "task_always_eager", False)
+
+
+def test_the_windowed_refreshes_a_process_asks_for_together_go_as_one_message(
+    player: Any, friend: Any, play: Callable[..., Deal], rig: Callable[..., None],
+    windowed: None, django_capture_on_commit_callbacks: Any,
+) -> None:
+    """A publish a player was 3.9% of a web process's time under load: the
+    players of the reveals in one batch's seconds are one message."""
+    for user in (player, friend):
+        cache.delete(f"report-refresh:{user.pk}")
+    solo = services.table_start(user=player, mode="solo")
+    shared = friend_table(player, friend)
+    with mock.patch.object(tasks.report_refresh_users, "apply_async") as queued, \
+            mock.patch.object(tasks.report_refresh, "apply_async") as one_each:
+        with django_capture_on_commit_callbacks(execute=True):
+            play(player, solo, SPLIT_A, SPLIT_B)
+            deal_friend(rig, shared, player, friend, COPY_A, COPY_B, stake=5)
+            services.setting_lock(user=player, table_id=shared.pk, front=house_front(COPY_A))
+            services.setting_lock(user=friend, table_id=shared.pk, front=house_front(COPY_B))
+        tasks.refreshes_queued_wait()
+    assert [(c.args, c.kwargs) for c in queued.call_args_list] == [
+        (((sorted([player.pk, friend.pk]),),), {"countdown": 61})
+    ]
+    assert one_each.call_args_list == []
+    assert cache.get(f"report-refresh:{player.pk}") is True  # the window is open
+
+
+def test_a_batch_goes_on_its_own_after_its_seconds_and_skips_open_windows(
+    player: Any, friend: Any, play: Callable[..., Deal], windowed: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    cache.delete(f"report-refresh:{player.pk}")
+    cache.set(f"report-refresh:{friend.pk}", True, timeout=60)  # marked by another process
+    sent = threading.Event()
+    with mock.patch.object(
+        tasks.report_refresh_users, "apply_async", side_effect=lambda *a, **k: sent.set()
+    ) as queued:
+        with django_capture_on_commit_callbacks(execute=True):
+            tasks.report_refresh_later(user_ids=[player.pk, friend.pk])
+        assert sent.wait(10), "the batch's timer never sent it"
+    assert [c.args for c in queued.call_args_list] == [(([player.pk],),)]
+
+
+def test_a_batch_of_refreshes_runs_each_player_s(
+    player: Any, play: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+) -> None:
+    table = services.table_start(user=player, mode="solo")
+    with mock.patch.object(tasks.report_refresh, "delay"):
+        play(player, table, SPLIT_A, SPLIT_B)
+    assert tasks.report_refresh_users.delay([player.pk, 987654]).get() == [True, False]
+    assert PlayerReport.objects.get(user=player).hands == 1
 
 
 def test_a_player_revealing_often_gets_one_refresh_a_window(
