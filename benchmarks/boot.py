@@ -116,24 +116,17 @@ PRODUCTION = {"DJANGO_DEBUG": "0", "SECRET_KEY": "b" * 64, "ALLOWED_HOSTS": "127
 SNAPSHOT_SIZE = (REPO / "frontend" / "build" / MANIFEST["snapshot"]).stat().st_size
 
 
-def wait_kept(page: Any, seconds: float = 60) -> float:
-    """Wait until the worker has kept its snapshot in Cache Storage; returns the wait."""
-    started = time.monotonic()
-    while not page.evaluate(KEPT, SNAPSHOT_SIZE):
-        if time.monotonic() - started > seconds:
-            raise TimeoutError("the worker did not keep its snapshot in Cache Storage")
-        time.sleep(0.2)
-    return time.monotonic() - started
+KEPT_WASM = "async () => (await (await caches.open('paigow-engine-runtime')).keys()).length > 0"
 
 
-def wait_kept_wasm(page: Any, seconds: float = 60) -> None:
-    """Wait until the worker has kept Pyodide's WebAssembly in Cache Storage."""
+def wait_kept(page: Any, script: str = KEPT, arg: Any = SNAPSHOT_SIZE,
+              what: str = "its snapshot", seconds: float = 60) -> None:
+    """Wait until `script` says the worker has kept `what` in Cache Storage
+    (by default its snapshot, whole)."""
     deadline = time.monotonic() + seconds
-    while not page.evaluate(
-        "async () => (await (await caches.open('paigow-engine-runtime')).keys()).length > 0"
-    ):
+    while not page.evaluate(script, arg):
         if time.monotonic() > deadline:
-            raise TimeoutError("the worker did not keep Pyodide's WebAssembly")
+            raise TimeoutError(f"the worker did not keep {what} in Cache Storage")
         time.sleep(0.2)
 
 
@@ -273,7 +266,7 @@ def one_round(playwright: Any, base: str, variant: str, deals: int, mode: str = 
         if first["boot"] == "snapshot":
             # The worker keeps the snapshot after its ready (a player stays longer).
             wait_kept(page)
-        wait_kept_wasm(page)
+        wait_kept(page, KEPT_WASM, None, "Pyodide's WebAssembly")
         if variant == "no-cache-storage":
             page.evaluate("() => caches.delete('paigow-engine-snapshot')")
         if variant == "no-kept-wasm":

@@ -484,8 +484,7 @@ def test_the_windowed_refreshes_a_process_asks_for_together_go_as_one_message(
 
 
 def test_a_batch_goes_on_its_own_after_its_seconds_and_skips_open_windows(
-    player: Any, friend: Any, play: Callable[..., Deal], windowed: None,
-    django_capture_on_commit_callbacks: Any,
+    player: Any, friend: Any, windowed: None, django_capture_on_commit_callbacks: Any,
 ) -> None:
     cache.delete(f"report-refresh:{player.pk}")
     cache.set(f"report-refresh:{friend.pk}", True, timeout=60)  # marked by another process
@@ -500,7 +499,7 @@ def test_a_batch_goes_on_its_own_after_its_seconds_and_skips_open_windows(
 
 
 def test_a_batch_of_refreshes_runs_each_player_s(
-    player: Any, play: Callable[..., Deal], django_capture_on_commit_callbacks: Any,
+    player: Any, play: Callable[..., Deal],
 ) -> None:
     table = services.table_start(user=player, mode="solo")
     with mock.patch.object(tasks.report_refresh, "delay"):
