@@ -67,7 +67,7 @@ from tests.conftest import CHROMIUM, CHROMIUM_ARGS
 from tests.live_site import embedded_env, live_site, migrate
 
 VARIANTS = ("all", "production", "no-snapshot", "no-compression", "no-early-start",
-            "no-page-urls", "no-cache-storage", "no-kept-wasm")
+            "no-page-urls", "no-kept-snapshot", "no-kept-wasm")
 MANIFEST = json.loads((REPO / "frontend" / "build" / "manifest.json").read_text())
 
 BARE = """async ([indexURL, archiveURL, coreURL]) => {
@@ -94,17 +94,31 @@ BARE = """async ([indexURL, archiveURL, coreURL]) => {
 }"""
 
 
-# The snapshot the worker keeps after its ready, read back whole from the page
-# (an entry can be listed before its body is written).
-KEPT = """async (size) => {
-    const store = await caches.open("paigow-engine-snapshot");
-    const [request] = await store.keys();
-    if (!request) return false;
-    const kept = await store.match(request);
-    if (!kept) return false;
+# What the worker keeps after its ready (engine-worker.mjs, "kept files"),
+# read back whole from the page: the payload of the kept file `name`, or null.
+KEPT_PAYLOAD = """
+    async function keptPayload(name) {
+        try {
+            const root = await navigator.storage.getDirectory();
+            const dir = await root.getDirectoryHandle("paigow-engine");
+            const file = await (await dir.getFileHandle(name)).getFile();
+            const bytes = new Uint8Array(await file.arrayBuffer());
+            const view = new DataView(bytes.buffer);
+            const start = 12 + view.getUint32(4, true);
+            const payload = bytes.subarray(start);
+            return payload.length === view.getUint32(8, true) ? payload : null;
+        } catch {
+            return null;
+        }
+    }
+"""
+# The snapshot, whole.
+KEPT = """async (size) => {""" + KEPT_PAYLOAD + """
+    const payload = await keptPayload("snapshot");
+    if (!payload) return false;
     const { denseSnapshot } = await import("/static/js/engine-core.mjs");
     try {
-        return denseSnapshot(await kept.arrayBuffer()).length === size;
+        return denseSnapshot(payload).length === size;
     } catch {
         return false;
     }
@@ -116,17 +130,23 @@ PRODUCTION = {"DJANGO_DEBUG": "0", "SECRET_KEY": "b" * 64, "ALLOWED_HOSTS": "127
 SNAPSHOT_SIZE = (REPO / "frontend" / "build" / MANIFEST["snapshot"]).stat().st_size
 
 
-KEPT_WASM = "async () => (await (await caches.open('paigow-engine-runtime')).keys()).length > 0"
+KEPT_WASM = """async () => {""" + KEPT_PAYLOAD + """
+    return (await keptPayload("runtime")) !== null;
+}"""
+DROP_KEPT = """async (name) => {
+    const root = await navigator.storage.getDirectory();
+    await (await root.getDirectoryHandle("paigow-engine")).removeEntry(name);
+}"""
 
 
 def wait_kept(page: Any, script: str = KEPT, arg: Any = SNAPSHOT_SIZE,
               what: str = "its snapshot", seconds: float = 60) -> None:
-    """Wait until `script` says the worker has kept `what` in Cache Storage
-    (by default its snapshot, whole)."""
+    """Wait until `script` says the worker has kept `what` (by default its
+    snapshot, whole)."""
     deadline = time.monotonic() + seconds
     while not page.evaluate(script, arg):
         if time.monotonic() > deadline:
-            raise TimeoutError(f"the worker did not keep {what} in Cache Storage")
+            raise TimeoutError(f"the worker did not keep {what}")
         time.sleep(0.2)
 
 
@@ -267,10 +287,10 @@ def one_round(playwright: Any, base: str, variant: str, deals: int, mode: str = 
             # The worker keeps the snapshot after its ready (a player stays longer).
             wait_kept(page)
         wait_kept(page, KEPT_WASM, None, "Pyodide's WebAssembly")
-        if variant == "no-cache-storage":
-            page.evaluate("() => caches.delete('paigow-engine-snapshot')")
+        if variant == "no-kept-snapshot":
+            page.evaluate(DROP_KEPT, "snapshot")
         if variant == "no-kept-wasm":
-            page.evaluate("() => caches.delete('paigow-engine-runtime')")
+            page.evaluate(DROP_KEPT, "runtime")
         time.sleep(linger)
         row["wasm_cache"] = [wasm_cache(profile)]
         row["caching"] = [code_caching(context)]

@@ -14,8 +14,8 @@ PAIGOW_BOOT_LEVERS names the levers to switch off (comma-separated):
   (``data-engine-*``), so engine-start.mjs fetches the manifest first and
   starts js/engine-worker.mjs, whose modules are revalidated on every visit
   (instead of the build's content-named, cached-for-good copy);
-- ``no-cache-storage`` and ``no-kept-wasm`` are the benchmark's own (before
-  the return visit it empties the worker's Cache Storage of the snapshot, or of
+- ``no-kept-snapshot`` and ``no-kept-wasm`` are the benchmark's own (before
+  the return visit it deletes the worker's kept file of the snapshot, or of
   Pyodide's WebAssembly), no change here.
 
 Serving the change from the site keeps the browser's HTTP cache working as it

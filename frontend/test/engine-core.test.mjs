@@ -1,4 +1,4 @@
-// The sparse copy of a snapshot the worker keeps in Cache Storage comes back
+// The sparse copy of a snapshot the worker keeps (its kept file) comes back
 // byte for byte, and anything else is refused (the worker then fetches it).
 import assert from "node:assert/strict";
 import { test } from "node:test";

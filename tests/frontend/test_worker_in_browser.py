@@ -230,32 +230,78 @@ def test_a_refused_snapshot_falls_back_to_booting_python(
     assert guarded.offsite == []
 
 
-# Boots a worker on the self-test page, with `garble` first put in the worker's
-# store as Pyodide's kept WebAssembly; returns how it booted, an answer, and the
-# length of the module the worker keeps afterwards (polled: it keeps it after
-# its ready).
-BOOT_AND_KEEP = """async ([manifest, garble]) => {
+# The worker's kept files, read and written from the page as the worker lays
+# them out (engine-worker.mjs, "kept files"): MAGIC "PGK1", the URL's and the
+# payload's lengths, the URL, the payload.
+KEPT_FILES = """
+    const KEPT = "paigow-engine";
+    async function keptDir() {
+        return (await navigator.storage.getDirectory()).getDirectoryHandle(KEPT, { create: true });
+    }
+    async function readKept(name) {
+        let bytes;
+        try {
+            const file = await (await (await keptDir()).getFileHandle(name)).getFile();
+            bytes = new Uint8Array(await file.arrayBuffer());
+        } catch { return null; }
+        const view = new DataView(bytes.buffer);
+        const urlLength = view.getUint32(4, true);
+        return { magic: view.getUint32(0, true),
+                 url: new TextDecoder().decode(bytes.subarray(12, 12 + urlLength)),
+                 payload: view.getUint32(8, true), size: bytes.length - 12 - urlLength };
+    }
+    async function writeKept(name, url, payload) {
+        const named = new TextEncoder().encode(url);
+        const out = new Uint8Array(12 + named.length + payload.length);
+        const view = new DataView(out.buffer);
+        view.setUint32(0, 0x50474b31, true);
+        view.setUint32(4, named.length, true);
+        view.setUint32(8, payload.length, true);
+        out.set(named, 12);
+        out.set(payload, 12 + named.length);
+        const handle = await (await keptDir()).getFileHandle(name, { create: true });
+        const writable = await handle.createWritable();
+        await writable.write(out);
+        await writable.close();
+    }
+    async function keptNames() {
+        const names = [];
+        for await (const name of (await keptDir()).keys()) names.push(name);
+        return names.sort();
+    }
+"""
+
+# Boots a worker on the self-test page, with `garble` first kept as Pyodide's
+# WebAssembly under `garbleUrl` (its own URL when null); returns how it
+# booted, an answer, and the module the worker keeps afterwards (polled: it
+# keeps it after its ready).
+BOOT_AND_KEEP = """async ([manifest, garble, garbleUrl]) => {
+    """ + KEPT_FILES + """
     const { createEngine } = await import("/static/js/engine-client.mjs");
     const wasmURL = new URL(`/static/${manifest.pyodide}pyodide.asm.wasm`, location.href).href;
-    const store = await caches.open("paigow-engine-runtime");
-    if (garble) {
-        await store.put(wasmURL, new Response(new Uint8Array(garble),
-                                              { headers: { "Content-Type": "application/wasm" } }));
-    }
+    if (garble) await writeKept("runtime", garbleUrl ?? wasmURL, new Uint8Array(garble));
     const engine = createEngine({ workerUrl: "/static/js/engine-worker.mjs",
                                   pyodideUrl: "/static/" + manifest.pyodide,
                                   engineUrl: "/static/" + manifest.engine,
                                   snapshotUrl: "/static/" + manifest.snapshot });
     const ready = await engine.ready;
     const answer = await engine.call({ op: "house_way", cards: "As Ah 8d 8c Ks 7h 4d" });
-    let kept = 0;
-    for (let tries = 0; tries < 200 && kept < 1000; tries++) {
-        const found = await store.match(wasmURL);
-        kept = found ? (await found.arrayBuffer()).byteLength : 0;
-        if (kept < 1000) await new Promise((resolve) => setTimeout(resolve, 100));
+    let kept = null;
+    for (let tries = 0; tries < 200; tries++) {
+        kept = await readKept("runtime");
+        if (kept && kept.url === wasmURL && kept.size > 1000) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    let snapshot = null;
+    for (let tries = 0; tries < 200 && !snapshot; tries++) {
+        snapshot = await readKept("snapshot");
+        if (!snapshot) await new Promise((resolve) => setTimeout(resolve, 100));
     }
     engine.terminate();
-    return { boot: ready.boot, wasmFrom: ready.wasmFrom, phases: ready.phases, answer, kept };
+    return { boot: ready.boot, wasmFrom: ready.wasmFrom, snapshotFrom: ready.snapshotFrom,
+             phases: ready.phases, answer, wasmURL, kept, snapshot,
+             snapshotURL: new URL("/static/" + manifest.snapshot, location.href).href,
+             names: await keptNames() };
 }"""
 HOUSE_WAY = [{"op": "house_way", "cards": "As Ah 8d 8c Ks 7h 4d"}]
 
@@ -264,20 +310,36 @@ def _wasm_size(manifest: dict[str, str]) -> int:
     return (BUILD / manifest["pyodide"] / "pyodide.asm.wasm").stat().st_size
 
 
-def test_a_return_boot_compiles_pyodide_s_webassembly_from_cache_storage(
-    site: str, guarded: Guarded
-) -> None:
-    """The first boot fetches pyodide.asm.wasm from the site and keeps it whole;
-    the next one in the same browser answers Pyodide's fetch from the kept copy
-    and still restores the snapshot and answers like CPython."""
+def _kept_whole(outcome: dict[str, Any], manifest: dict[str, str]) -> None:
+    """The worker kept exactly Pyodide's module and a snapshot, each under its URL."""
+    kept, snapshot = outcome["kept"], outcome["snapshot"]
+    assert kept["magic"] == 0x50474B31, outcome
+    assert (kept["url"], kept["size"], kept["payload"]) == (
+        outcome["wasmURL"], _wasm_size(manifest), _wasm_size(manifest)), outcome
+    assert snapshot["url"] == outcome["snapshotURL"], outcome
+    assert snapshot["size"] == snapshot["payload"] > 1_000_000, outcome
+    # one file a kind under its own name (a part file of a write still under
+    # way may sit beside them; the next write removes any left over)
+    assert [n for n in outcome["names"] if ".part-" not in n] == ["runtime", "snapshot"], outcome
+
+
+def test_a_return_boot_restores_from_the_kept_files(site: str, guarded: Guarded) -> None:
+    """The first boot fetches pyodide.asm.wasm and the snapshot from the site
+    and keeps both whole in the origin's private file system; the next one in
+    the same browser answers Pyodide's fetch of the module and reads the
+    snapshot from those files, and still restores the snapshot and answers
+    like CPython."""
     manifest = ensure_build()
     page = guarded.page
     page.goto(f"{site}/static/js/engine-selftest.html")
-    first = page.evaluate(BOOT_AND_KEEP, [manifest, None])
-    assert (first["boot"], first["wasmFrom"]) == ("snapshot", "network"), first
-    assert first["kept"] == _wasm_size(manifest), first
-    again = page.evaluate(BOOT_AND_KEEP, [manifest, None])
-    assert (again["boot"], again["wasmFrom"]) == ("snapshot", "cache-storage"), again
+    first = page.evaluate(BOOT_AND_KEEP, [manifest, None, None])
+    assert (first["boot"], first["wasmFrom"], first["snapshotFrom"]) == (
+        "snapshot", "network", "network"), first
+    _kept_whole(first, manifest)
+    again = page.evaluate(BOOT_AND_KEEP, [manifest, None, None])
+    assert (again["boot"], again["wasmFrom"], again["snapshotFrom"]) == (
+        "snapshot", "kept", "kept"), again
+    _kept_whole(again, manifest)
     # Pyodide instantiated the module the worker had compiled (its steps' clock).
     assert again["phases"]["wasmCompiled"] <= again["phases"]["instantiate"], again
     for outcome in (first, again):
@@ -295,8 +357,49 @@ def test_a_kept_webassembly_that_does_not_compile_is_replaced(
     manifest = ensure_build()
     page = guarded.page
     page.goto(f"{site}/static/js/engine-selftest.html")
-    outcome = page.evaluate(BOOT_AND_KEEP, [manifest, garble])
+    outcome = page.evaluate(BOOT_AND_KEEP, [manifest, garble, None])
     assert (outcome["boot"], outcome["wasmFrom"]) == ("snapshot", "network"), outcome
     assert [outcome["answer"]] == batch_cpython(HOUSE_WAY)
-    assert outcome["kept"] == _wasm_size(manifest), outcome
+    _kept_whole(outcome, manifest)
     assert guarded.offsite == []
+
+
+def test_a_module_kept_for_another_url_is_not_used_and_is_replaced(
+    site: str, guarded: Guarded
+) -> None:
+    """A copy kept for another URL (an older Pyodide's module) is never handed
+    to Pyodide: this one's is fetched and kept in its place."""
+    manifest = ensure_build()
+    page = guarded.page
+    page.goto(f"{site}/static/js/engine-selftest.html")
+    real = (BUILD / manifest["pyodide"] / "pyodide.asm.wasm").read_bytes()[:64]
+    outcome = page.evaluate(
+        BOOT_AND_KEEP, [manifest, list(real), f"{site}/static/pyodide/0.0.1/pyodide.asm.wasm"])
+    assert (outcome["boot"], outcome["wasmFrom"]) == ("snapshot", "network"), outcome
+    _kept_whole(outcome, manifest)
+
+
+def test_a_boot_frees_what_an_earlier_release_kept_in_cache_storage(
+    site: str, guarded: Guarded
+) -> None:
+    """The copies an earlier release kept in Cache Storage are deleted once a
+    boot is done, so a returning player does not carry 26 MB twice."""
+    manifest = ensure_build()
+    page = guarded.page
+    page.goto(f"{site}/static/js/engine-selftest.html")
+    page.evaluate("""async () => {
+        for (const name of ["paigow-engine-snapshot", "paigow-engine-runtime"]) {
+            await (await caches.open(name)).put("/old", new Response("old"));
+        }
+    }""")
+    outcome = page.evaluate(BOOT_AND_KEEP, [manifest, None, None])
+    assert outcome["boot"] == "snapshot", outcome
+    left = page.evaluate("""async () => {
+        for (let tries = 0; tries < 100; tries++) {
+            const names = await caches.keys();
+            if (names.length === 0) return names;
+            await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        return caches.keys();
+    }""")
+    assert left == []

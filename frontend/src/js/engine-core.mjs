@@ -164,8 +164,8 @@ export async function bootEngine(loadPyodide, options, archive, snapshot = null)
 
 // ------------------------------------------------- a snapshot kept, sparse
 //
-// Half of a snapshot's heap is pages of zeros. The worker keeps it in Cache
-// Storage without them: a header (SPARSE_MAGIC, the heap's length, the page
+// Half of a snapshot's heap is pages of zeros. The worker keeps it in a kept
+// file (engine-worker.mjs) without them: a header (SPARSE_MAGIC, the heap's length, the page
 // size, the page count), one byte a page (1: stored), then the stored pages.
 // Reading 16 MB back instead of 31 is what the next visit waits for.
 
