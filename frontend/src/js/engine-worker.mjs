@@ -68,8 +68,8 @@ function bytesOf(url, what) {
 // system, read and written with sync access handles (dedicated workers only).
 // Cache Storage kept them before: its reads cross to the browser process in a
 // data pipe, and the two kept copies cost a return visit 60 ms and 115 ms of
-// CPU there against 23 ms and 45 ms read from a file (benchmarks/boot.py,
-// "Fourth round"). One file a kind, its URL in a header, so a new URL replaces
+// CPU there against 23 ms and 45 ms read from a file (docs/benchmarks.md, "Engine
+// boot", "Fourth round"). One file a kind, its URL in a header, so a new URL replaces
 // the old copy: MAGIC, the URL's length, the payload's length (two uint32s,
 // little-endian), the URL (UTF-8), the payload. A copy is written to a part
 // file and moved into place once whole; a file with another URL, a bad header
