@@ -35,6 +35,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=50)
     parser.add_argument("--cprofile", default=None)
+    parser.add_argument("--sort", default="cumulative", help="the cProfile's order (tottime…)")
     parser.add_argument("--queries", default=None, help="print the SQL of this step's last call")
     args = parser.parse_args()
     import django
@@ -132,7 +133,8 @@ def main() -> None:
     for sql in statements:
         print(f"    {sql[:160]}")
     if profiler:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats(25)
+        stats = pstats.Stats(profiler).sort_stats(args.sort)
+        stats.print_stats(25)
 
 
 if __name__ == "__main__":

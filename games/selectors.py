@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import timedelta
 from decimal import Decimal
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, NamedTuple
 
 from django.conf import settings
@@ -296,22 +296,28 @@ LatestDeal = tuple[Deal | None, list[Hand]]
 
 def latest_deal(*, table_id: int) -> LatestDeal:
     """The table's latest deal (the one in progress, if any) and its hands by
-    seat number: what every view shows. Two queries, written once."""
-    deals = sql.rows(
-        Deal, "SELECT * FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1", [table_id]
-    )
-    if not deals:
+    seat number: what every view shows. One statement, written once (one
+    snapshot: the hands are those of the deal it reads)."""
+    found = sql.joined(Deal, Hand, _latest_deal_sql(), [table_id])
+    if not found:
         return None, []
-    # ``luck_ok``: the estimate's check (``upkeep.luck_verify``), None until it is made.
-    hands = sql.rows(
-        Hand,
-        "SELECT h.*, a.ok AS luck_ok FROM {hand} h LEFT JOIN {luck_audit} a ON a.hand_id = h.id"
-        " WHERE h.deal_id = %s ORDER BY h.seat_number",
-        [deals[0].pk],
-    )
+    deal = found[0][0]
+    hands = [hand for _, hand in found if hand is not None]
     for hand in hands:
-        hand.deal = deals[0]
-    return deals[0], hands
+        hand.deal = deal
+    return deal, hands
+
+
+@cache
+def _latest_deal_sql() -> str:
+    # ``luck_ok``: the estimate's check (``upkeep.luck_verify``), None until it is made.
+    return (
+        f"SELECT {sql.columns_of(Deal, 'd')}, h.*, a.ok AS luck_ok FROM {{deal}} d"
+        " LEFT JOIN {hand} h ON h.deal_id = d.id"
+        " LEFT JOIN {luck_audit} a ON a.hand_id = h.id"
+        " WHERE d.id = (SELECT id FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1)"
+        " ORDER BY h.seat_number"
+    )
 
 
 def table_state(*, table_id: int, seat_number: int, base_url: str = "") -> dict[str, Any]:

@@ -185,21 +185,73 @@ def rows(model: type[M], template: str, params: Sequence[Any]) -> list[M]:
     become attributes, as ``raw`` does."""
     with connection.cursor() as cursor:
         cursor.execute(statement(template), params)
-        columns = tuple(c[0] for c in cursor.description)
+        columns = column_names(cursor)
         fetched = cursor.fetchall()
     mapping = _mapping(model, columns, connection.ops)
-    found = []
+    return [_instance(model, mapping, row) for row in fetched]
+
+
+def column_names(cursor: Any) -> tuple[str, ...]:
+    """The names of the columns of ``cursor``'s result (a Django cursor). On
+    psycopg, read from the result itself: ``description`` makes a ``Column``
+    with its type looked up for every column on every call, which was 40% of
+    the CPU of reading a deal and its hands (docs/benchmarks.md)."""
+    result = getattr(cursor.cursor, "pgresult", None)
+    if result is not None:
+        return tuple(result.fname(i).decode() for i in range(result.nfields))
+    return tuple(c[0] for c in cursor.description)
+
+
+def columns_of(model: type[Model], alias: str) -> str:
+    """Every column of ``model``'s concrete fields, in field order, each
+    qualified by ``alias``: the first part of a ``joined`` statement."""
+    quote = connection.ops.quote_name
+    names = (field_column(model, f.name)[1] for f in model._meta.concrete_fields)
+    return ", ".join(f"{alias}.{quote(name)}" for name in names)
+
+
+def joined(
+    first: type[M], second: type[N], template: str, params: Sequence[Any]
+) -> list[tuple[M, N | None]]:
+    """Rows of two models from one statement: each row's first columns are
+    ``first``'s (``columns_of(first, alias)``, exactly those), the rest are
+    ``second``'s as ``rows`` reads them (extra columns become attributes).
+    ``second`` is None in a row where its id is NULL (an outer join found
+    none). Rows of ``first`` with the same id are one instance. One round
+    trip where two statements would read the parent, then its children."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement(template), params)
+        columns = column_names(cursor)
+        fetched = cursor.fetchall()
+    split = len(first._meta.concrete_fields)
+    head = _mapping(first, columns[:split], connection.ops)
+    tail = _mapping(second, columns[split:], connection.ops)
+    head_pk = columns[:split].index(first._meta.pk.column)
+    tail_pk = columns[split:].index(second._meta.pk.column)
+    parents: dict[Any, M] = {}
+    found: list[tuple[M, N | None]] = []
     for row in fetched:
-        values = list(row)
-        for position, converters, col in mapping.converters:
-            value = values[position]
-            for convert in converters:
-                value = convert(value, col, connection)
-            values[position] = value
-        instance = model.from_db(
-            connection.alias, mapping.names, [values[p] for p in mapping.positions]
-        )
-        for name, position in mapping.extras:
-            setattr(instance, name, values[position])
-        found.append(instance)
+        parent = parents.get(row[head_pk])
+        if parent is None:
+            parent = parents[row[head_pk]] = _instance(first, head, row[:split])
+        child = None if row[split + tail_pk] is None else _instance(second, tail, row[split:])
+        found.append((parent, child))
     return found
+
+
+N = TypeVar("N", bound=Model)
+
+
+def _instance(model: type[M], mapping: _Mapping, row: Sequence[Any]) -> M:
+    """One row as a ``model`` instance, through ``mapping``'s converters."""
+    values = list(row)
+    for position, converters, col in mapping.converters:
+        value = values[position]
+        for convert in converters:
+            value = convert(value, col, connection)
+        values[position] = value
+    fields = [values[p] for p in mapping.positions]
+    instance = model.from_db(connection.alias, mapping.names, fields)
+    for name, position in mapping.extras:
+        setattr(instance, name, values[position])
+    return instance

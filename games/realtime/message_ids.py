@@ -37,31 +37,52 @@ def message_id_seen(seat: Seat, key: str) -> ClientMessage:
 
 def message_id_claim(seat: Seat, key: str, kind: str, digest: str) -> bool:
     """Record a message id for ``seat``: False when it was already recorded.
-    One statement (the usual case is a new id); the caller's transaction
-    undoes it if the action fails. Both backends support ON CONFLICT.
+    The caller's transaction undoes it if the action fails. Both backends
+    support ON CONFLICT.
 
     A new id then pushes the seat's oldest out past its newest
-    ``CLIENT_MESSAGES_PER_SEAT`` (``message_ids_trim``)."""
+    ``CLIENT_MESSAGES_PER_SEAT`` (``message_ids_trim``): on PostgreSQL in
+    the same statement (one round trip a message fewer), on SQLite, which
+    has no writes in WITH, in a second one."""
+    values = [
+        seat.pk,
+        key,
+        kind,
+        digest,
+        ClientMessage._meta.get_field("reply").default,
+        connection.ops.adapt_datetimefield_value(timezone.now()),
+    ]
+    together = connection.vendor == "postgresql"
     with connection.cursor() as cursor:
-        cursor.execute(
-            sql.statement(
-                "INSERT INTO {client_message} (seat_id, client_id, type, digest, reply,"
-                " created_at) VALUES (%s, %s, %s, %s, %s, %s)"
-                " ON CONFLICT (seat_id, client_id) DO NOTHING RETURNING id"
-            ),
-            [
-                seat.pk,
-                key,
-                kind,
-                digest,
-                ClientMessage._meta.get_field("reply").default,
-                connection.ops.adapt_datetimefield_value(timezone.now()),
-            ],
-        )
+        if together:
+            # The DELETE sees the rows as they were before the INSERT (one
+            # snapshot), so it keeps one row fewer of them: the new row is
+            # the newest one kept.
+            kept_before = max(settings.CLIENT_MESSAGES_PER_SEAT, 1) - 1
+            cursor.execute(sql.statement(_CLAIM_AND_TRIM), [*values, seat.pk, seat.pk, kept_before])
+        else:
+            cursor.execute(sql.statement(_CLAIM), values)
         if cursor.fetchone() is None:
             return False
-    message_ids_trim(seat)
+    if not together:
+        message_ids_trim(seat)
     return True
+
+
+_CLAIM = (
+    "INSERT INTO {client_message} (seat_id, client_id, type, digest, reply, created_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (seat_id, client_id) DO NOTHING RETURNING id"
+)
+_TRIM = (
+    "DELETE FROM {client_message} WHERE seat_id = %s AND id <= ("
+    "SELECT id FROM {client_message} WHERE seat_id = %s ORDER BY id DESC LIMIT 1 OFFSET %s)"
+)
+_CLAIM_AND_TRIM = (
+    f"WITH claimed AS ({_CLAIM}), trimmed AS ("
+    "DELETE FROM {client_message} WHERE seat_id = %s AND EXISTS (SELECT 1 FROM claimed)"
+    " AND id <= (SELECT id FROM {client_message} WHERE seat_id = %s"
+    " ORDER BY id DESC LIMIT 1 OFFSET %s)) SELECT id FROM claimed"
+)
 
 
 def message_ids_trim(seat: Seat) -> None:
@@ -75,10 +96,5 @@ def message_ids_trim(seat: Seat) -> None:
     which reads at most that many rows plus one."""
     with connection.cursor() as cursor:
         cursor.execute(
-            sql.statement(
-                "DELETE FROM {client_message} WHERE seat_id = %s AND id <= ("
-                "SELECT id FROM {client_message} WHERE seat_id = %s"
-                " ORDER BY id DESC LIMIT 1 OFFSET %s)"
-            ),
-            [seat.pk, seat.pk, settings.CLIENT_MESSAGES_PER_SEAT],
+            sql.statement(_TRIM), [seat.pk, seat.pk, settings.CLIENT_MESSAGES_PER_SEAT]
         )

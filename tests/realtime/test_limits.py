@@ -151,9 +151,15 @@ async def test_stored_ids_stay_bounded_under_a_flood_of_actions(
         lambda: sorted(ClientMessage.objects.values_list("client_id", flat=True))
     )()
     assert kept == sorted(json.dumps(f"f-{n}") for n in range(26, 31))  # the newest five
-    # The newest are still applied once.
+    # The newest are still applied once, and a resend pushes none of them out.
     await send(comm, {"type": "stake", "amount": 30, "id": "f-30"})
     assert (await reply_to(comm, "f-30"))["replayed"] is True
+    await send(comm, {"type": "stake", "amount": 26, "id": "f-26"})
+    assert (await reply_to(comm, "f-26"))["replayed"] is True
+    again = await database_sync_to_async(
+        lambda: sorted(ClientMessage.objects.values_list("client_id", flat=True))
+    )()
+    assert again == kept
     await comm.disconnect()
 
 

@@ -190,7 +190,9 @@ def _fail_on(table_name: str) -> Callable[..., Any]:
     def wrapper(
         execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
     ) -> Any:
-        if sql.lstrip().upper().startswith("INSERT") and table_name in sql:
+        # Any statement that inserts into the table: the id's INSERT is a
+        # WITH statement on PostgreSQL (its trim in the same statement).
+        if f'INSERT INTO "{table_name}"' in sql or f"INSERT INTO {table_name}" in sql:
             raise DatabaseError(f"injected fault: {table_name}")
         return execute(sql, params, many, context)
 

@@ -6,13 +6,14 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.db import connection
 from django.db.models import Model, signals
 from django.forms.models import model_to_dict
 
 from accounts.models import User
 from games import services, sql
 from games.models import Deal, Hand, Invite, Seat, Table
-from tests.support import friend_table
+from tests.support import friend_table, friends_mid_deal
 
 pytestmark = pytest.mark.django_db
 
@@ -128,3 +129,48 @@ def test_insert_refuses_a_model_outside_its_list_or_a_mixed_batch(player: User) 
         sql.insert([invite])
     with pytest.raises(TypeError, match="does not write Table rows"):
         sql.insert([table, invite])
+
+
+def test_column_names_are_the_names_description_gives(player: User) -> None:
+    table = services.table_start(user=player, mode="solo")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql.statement("SELECT t.*, 1 AS extra FROM {table} t WHERE t.id = %s"), [table.pk]
+        )
+        assert sql.column_names(cursor) == tuple(c[0] for c in cursor.description)
+        assert sql.column_names(cursor)[-1] == "extra"
+
+
+JOINED = (
+    "SELECT {deal_columns}, h.*, a.ok AS luck_ok FROM {{deal}} d"
+    " LEFT JOIN {{hand}} h ON h.deal_id = d.id LEFT JOIN {{luck_audit}} a ON a.hand_id = h.id"
+    " WHERE d.table_id = %s ORDER BY d.number, h.seat_number"
+)
+
+
+def test_joined_rows_are_the_instances_the_orm_makes(player: User, friend: User) -> None:
+    table = friends_mid_deal(player, friend)
+    (deal,) = Deal.objects.filter(table=table)
+    found = sql.joined(Deal, Hand, JOINED.format(deal_columns=sql.columns_of(Deal, "d")),
+                       [table.pk])
+    assert [h.seat_number for _, h in found if h is not None] == [0, 1]
+    assert len({id(d) for d, _ in found}) == 1  # both rows share one Deal instance
+    assert model_to_dict(found[0][0]) == model_to_dict(deal)
+    assert found[0][0].dealt_at == deal.dealt_at
+    assert not found[0][0]._state.adding
+    expected = Hand.objects.filter(deal=deal).order_by("seat_number")
+    assert [model_to_dict(h) for _, h in found if h is not None] == [
+        model_to_dict(h) for h in expected
+    ]
+    assert [getattr(h, "luck_ok", "missing") for _, h in found] == [None, None]
+
+
+def test_a_joined_row_with_no_child_has_none(player: User) -> None:
+    table = services.table_start(user=player, mode="solo")
+    deal = Deal(table=table, number=1, stake=5, deck_order="As Kd", secret="s" * 64,
+                commitment="c" * 64)
+    sql.insert([deal])  # a deal with no hands yet: the outer join finds none
+    found = sql.joined(Deal, Hand, JOINED.format(deal_columns=sql.columns_of(Deal, "d")),
+                       [table.pk])
+    assert [(d.pk, h) for d, h in found] == [(deal.pk, None)]
+    deal.delete()  # every deal has its two hands (the suite's ledger check)
