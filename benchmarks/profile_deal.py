@@ -64,6 +64,7 @@ def main() -> None:
     services.invite_accept(user=friend, token=Invite.objects.get(table=table).token)
     tid = table.pk
     times: dict[str, list[float]] = {}
+    cpus: dict[str, list[float]] = {}
     queries: dict[str, list[int]] = {}
     statements: list[str] = []
     profiler = cProfile.Profile() if args.cprofile else None
@@ -72,12 +73,14 @@ def main() -> None:
         with CaptureQueriesContext(connection) as captured:
             if profiler and name == args.cprofile:
                 profiler.enable()
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.thread_time()
             result = call()
             elapsed = time.perf_counter() - start
+            spent = time.thread_time() - cpu
             if profiler and name == args.cprofile:
                 profiler.disable()
         times.setdefault(name, []).append(elapsed)
+        cpus.setdefault(name, []).append(spent)
         queries.setdefault(name, []).append(len(captured))
         if name == args.queries:
             statements[:] = [q["sql"] for q in captured.captured_queries]
@@ -101,6 +104,7 @@ def main() -> None:
 
         return run
 
+    process_cpu = time.process_time()
     for _ in range(args.deals):
         step("stake", socket(host, "stake", amount=1))
         shown = selectors.table_state(table_id=tid, seat_number=1)["table"]["proposal"]
@@ -113,17 +117,27 @@ def main() -> None:
             step(name, socket(user, "lock", front=front, deal=number))
         for user in (host, friend):
             step("luck", socket(user, "luck", deal=number, wins=60, pushes=0, losses=60))
-    print(f"{args.deals} friend deals on {connection.vendor}; median ms and queries per call:")
-    total = 0.0
+    process_cpu = time.process_time() - process_cpu
+    print(
+        f"{args.deals} friend deals on {connection.vendor}; median ms, CPU ms of the"
+        " calling thread and queries per call:"
+    )
+    total = total_cpu = 0.0
     for name, values in times.items():
         per_deal = sum(values) / args.deals
         total += per_deal
+        total_cpu += sum(cpus[name]) / args.deals
         print(
             f"  {name:7s} {statistics.median(values) * 1000:7.2f} ms"
+            f" {statistics.median(cpus[name]) * 1000:6.2f} CPU"
             f"  {statistics.median(queries[name]):4.0f} queries"
             f"  ({len(values) // args.deals}× a deal: {per_deal * 1000:6.2f} ms a deal)"
         )
-    print(f"  total   {total * 1000:7.2f} ms a deal")
+    print(f"  total   {total * 1000:7.2f} ms a deal, {total_cpu * 1000:.2f} ms of its thread's CPU")
+    print(
+        f"  the process's CPU (every thread, the reads between the steps too):"
+        f" {process_cpu / args.deals * 1000:.2f} ms a deal"
+    )
     check = []
     for _ in range(200):
         start = time.perf_counter()
