@@ -335,7 +335,7 @@ class SeatView(NamedTuple):
 
 
 def table_states(*, table_id: int, base_url: str = "") -> list[SeatView]:
-    """``seat_views`` read now (four queries for both seats)."""
+    """``seat_views`` read now (three statements for both seats)."""
     table, seats = _read_seats(table_id)
     return seat_views(table=table, seats=seats, base_url=base_url)
 
@@ -348,7 +348,7 @@ def seat_views(
     ``table`` and ``seats`` as read by ``table_seats`` (in the transaction of
     the change, which holds the table's lock) and the latest deal: ``latest``
     when the change already holds it as it left it (``services``), else read
-    here (two queries for both seats, not four a seat)."""
+    here (one statement for both seats, not two a seat)."""
     deal, hands = latest if latest is not None else latest_deal(table_id=table.pk)
     return [
         SeatView(

@@ -104,7 +104,7 @@ def client_messages_forget(*, now: Any = None, batch: int = 5000) -> int:
     transaction so no lock is held long. A friend deal keeps seven; a resend
     only ever comes within a reconnect, and a reloaded page starts new ids, so
     an old id is never needed again. (A seat also keeps only its newest
-    ``CLIENT_MESSAGES_PER_SEAT``: ``services._message_ids_trim`` drops the
+    ``CLIENT_MESSAGES_PER_SEAT``: ``realtime.message_ids`` drops the
     rest as each new one is claimed, so this only ages out what is left.)
     Returns how many were deleted."""
     now = now or timezone.now()
