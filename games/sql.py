@@ -142,6 +142,7 @@ def insert(instances: Sequence[M]) -> None:
 
 
 M = TypeVar("M", bound=Model)
+N = TypeVar("N", bound=Model)
 Converter = Callable[[Any, Any, Any], Any]
 
 
@@ -194,8 +195,8 @@ def rows(model: type[M], template: str, params: Sequence[Any]) -> list[M]:
 def column_names(cursor: Any) -> tuple[str, ...]:
     """The names of the columns of ``cursor``'s result (a Django cursor). On
     psycopg, read from the result itself: ``description`` makes a ``Column``
-    with its type looked up for every column on every call, which was 40% of
-    the CPU of reading a deal and its hands (docs/benchmarks.md)."""
+    with its type looked up for every column on every call, about a quarter
+    of the CPU of reading a deal and its hands (docs/benchmarks.md)."""
     result = getattr(cursor.cursor, "pgresult", None)
     if result is not None:
         return tuple(result.fname(i).decode() for i in range(result.nfields))
@@ -237,9 +238,6 @@ def joined(
         child = None if row[split + tail_pk] is None else _instance(second, tail, row[split:])
         found.append((parent, child))
     return found
-
-
-N = TypeVar("N", bound=Model)
 
 
 def _instance(model: type[M], mapping: _Mapping, row: Sequence[Any]) -> M:
