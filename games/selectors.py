@@ -220,10 +220,10 @@ def seat_connected(seat: Seat) -> bool:
     present = getattr(seat, "present", None)  # read with the seat by table_seats
     if present is None and not seat.is_dealer and seat.user_id is not None:
         present = _fresh_presence().filter(seat=seat).exists()
-    return _connected(seat.is_dealer, seat.user_id, present)
+    return seat_is_connected(dealer=seat.is_dealer, user_id=seat.user_id, present=present)
 
 
-def _connected(dealer: bool, user_id: int | None, present: object) -> bool:
+def seat_is_connected(*, dealer: bool, user_id: int | None, present: object) -> bool:
     """The dealer is always there; an empty seat never; a player while a
     socket of theirs has a fresh presence row."""
     return bool(dealer) or (user_id is not None and bool(present))
@@ -246,7 +246,8 @@ def other_connected(*, table_id: int, seat_number: int) -> bool:
         row = cursor.fetchone()
     if row is None:
         raise TableNotFound()
-    return _connected(*row)
+    dealer, user_id, present = row
+    return seat_is_connected(dealer=dealer, user_id=user_id, present=present)
 
 
 # --- the hot path: one seat's view of a table ---------------------------------

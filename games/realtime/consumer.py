@@ -67,7 +67,7 @@ from ..engine.errors import (
 )
 from . import broadcast, messages, presence, session
 from .apply import Applied, message_apply
-from .db_threads import db
+from .db_threads import db, reconnecting
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +261,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         for delay in beat_delays(settings.PRESENCE_HEARTBEAT_SECONDS, random.Random()):
             await asyncio.sleep(delay)
             try:
-                connected = await db(self.keep_present)()
+                connected = await db(self.keep_present, opens_with_read=True)()
                 if connected != self.other_connected:
                     await self.send_state()
             except SessionEnded as exc:
@@ -275,8 +275,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         SessionEnded when the socket's session no longer signs its user in:
         an idle socket notices within a heartbeat."""
         self.check_session()
-        presence.presence_heartbeat(seat_id=self.seat_id, channel_name=self.channel_name)
-        return selectors.other_connected(table_id=self.table_id, seat_number=self.seat_number)
+        return presence.presence_beat(
+            seat_id=self.seat_id,
+            channel_name=self.channel_name,
+            table_id=self.table_id,
+            seat_number=self.seat_number,
+        )
 
     def seat_group(self, number: int) -> str:
         """The group of one seat's sockets: the only ones its view is sent to."""
@@ -289,8 +293,12 @@ class TableConsumer(AsyncWebsocketConsumer):
             )
 
     def check_session(self) -> None:
-        """SessionEnded unless this socket's session still signs its user in."""
-        if not session.session_holds(session_key=self.session_key, user_id=self.user_id):
+        """SessionEnded unless this socket's session still signs its user in.
+        The first statement of every call ``db`` runs with ``opens_with_read``:
+        it reconnects once if the thread's connection had died."""
+        if not reconnecting(
+            lambda: session.session_holds(session_key=self.session_key, user_id=self.user_id)
+        ):
             raise SessionEnded()
 
     async def end_session(self, exc: SessionEnded, message_id: str | int | None = None) -> None:
@@ -320,7 +328,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         for wait in SESSION_CHECK_RETRIES:
             try:
-                await db(self.check_session)()
+                await db(self.check_session, opens_with_read=True)()
                 return
             except SessionEnded as exc:
                 await self.end_session(exc)
@@ -367,14 +375,14 @@ class TableConsumer(AsyncWebsocketConsumer):
             return
         if message.type == "state":
             try:
-                own = await db(self.read_state_signed_in)()
+                own = await db(self.read_state_signed_in, opens_with_read=True)()
             except SessionEnded as exc:
                 await self.end_session(exc, message.id)
                 return
             await self.send_state(message.id, state=own)
             return
         try:
-            applied = await db(self.apply_signed_in)(message)
+            applied = await db(self.apply_signed_in, opens_with_read=True)(message)
         except SessionEnded as exc:
             await self.end_session(exc, message.id)
             return
@@ -454,7 +462,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.closing:
             return
         try:
-            own = await db(self.read_state_signed_in)()
+            own = await db(self.read_state_signed_in, opens_with_read=True)()
         except SessionEnded as exc:
             await self.end_session(exc)
             return

@@ -16,8 +16,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .. import sql
-from ..engine.errors import TooManySockets
+from .. import selectors, sql
+from ..engine.errors import TableNotFound, TooManySockets
 from ..models import Presence
 from ..services import table_lock
 
@@ -75,6 +75,41 @@ def presence_heartbeat(*, seat_id: int, channel_name: str) -> None:
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}
         )
+
+
+def presence_beat(*, seat_id: int, channel_name: str, table_id: int, seat_number: int) -> bool:
+    """A heartbeat: ``presence_heartbeat``, then whether the seat facing
+    ``seat_number`` is connected (``selectors.other_connected``).
+
+    Every open socket beats every ``PRESENCE_HEARTBEAT_SECONDS``, so on
+    PostgreSQL both are one statement (the UPDATE in a ``WITH``; the read
+    sees the other seat's rows, which the UPDATE does not touch). Elsewhere,
+    the two calls."""
+    if connection.vendor != "postgresql":
+        presence_heartbeat(seat_id=seat_id, channel_name=channel_name)
+        return selectors.other_connected(table_id=table_id, seat_number=seat_number)
+    now = timezone.now()
+    fresh = now - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
+    adapt = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            sql.statement(
+                "WITH beat AS (UPDATE {presence} SET last_seen = %s WHERE channel_name = %s"
+                " RETURNING 1) SELECT (SELECT count(*) FROM beat), s.is_dealer, s.user_id,"
+                " EXISTS(SELECT 1 FROM {presence} p WHERE p.seat_id = s.id"
+                " AND p.last_seen >= %s) FROM (SELECT 1) AS one"
+                " LEFT JOIN {seat} s ON s.table_id = %s AND s.number = %s"
+            ),
+            [adapt(now), channel_name, adapt(fresh), table_id, 1 - seat_number],
+        )
+        updated, dealer, user_id, present = cursor.fetchone()
+    if not updated:
+        Presence.objects.update_or_create(
+            channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}
+        )
+    if dealer is None:  # no such seat: the table is gone
+        raise TableNotFound()
+    return selectors.seat_is_connected(dealer=dealer, user_id=user_id, present=present)
 
 
 def presence_disconnect(*, channel_name: str) -> None:

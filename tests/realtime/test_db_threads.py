@@ -194,3 +194,99 @@ def test_a_socket_is_counted_in_order_with_the_tables_changes(
     opener.join(10)
     assert connected == [True]
     assert Presence.objects.filter(seat=seat, channel_name="t!1").exists()
+
+
+@pytest.fixture
+def usable_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every connection health check (``is_usable``: a ``SELECT 1`` on
+    PostgreSQL) on the sockets' database threads from now on."""
+    checks: list[str] = []
+    wrapper = type(connections["default"])
+    real = wrapper.is_usable
+
+    def counted(self: Any) -> bool:
+        if threading.current_thread().name.startswith("table-socket-db"):
+            checks.append("checked")
+        return bool(real(self))
+
+    monkeypatch.setattr(wrapper, "is_usable", counted)
+    return checks
+
+
+@pytest.fixture
+def kept_connections(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Connections kept between calls, as in production (``DB_CONN_MAX_AGE``);
+    on PostgreSQL every other connection to the test database is ended
+    afterwards, so that it can be dropped."""
+    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
+    yield
+    connection.settings_dict["CONN_MAX_AGE"] = 0
+    db_threads.stop_db_threads()
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+
+
+async def test_a_message_and_a_heartbeat_make_no_health_check_round_trip(
+    player: User, friend: User, pool_of: Any, usable_checks: list[str], settings: Any,
+    kept_connections: None,
+) -> None:
+    # Their first statement is the session check, which reconnects by itself
+    # (db_threads.reconnecting): a SELECT 1 before it would be one more round
+    # trip for every message and every beat of every socket.
+    pool_of(1)
+    settings.PRESENCE_HEARTBEAT_SECONDS = 0.05
+    table = await database_sync_to_async(friend_table)(player, friend)
+    ada, _ = await join(player, table.pk)
+    usable_checks.clear()
+    answer = await ada.answer({"type": "stake", "amount": 5, "id": 1})
+    assert answer["table"]["proposal"]["amount"] == 5
+    assert (await ada.answer({"type": "state", "id": 2}))["type"] == "state"
+    seen = await database_sync_to_async(_last_seen)()
+    for _ in range(100):
+        await asyncio.sleep(0.02)
+        if await database_sync_to_async(_last_seen)() > seen:
+            break
+    else:
+        raise AssertionError("no heartbeat within 2 s")
+    assert usable_checks == []
+    await ada.close()
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="needs a server that can drop a connection"
+)
+async def test_the_first_message_after_the_database_dropped_the_connection_is_answered(
+    player: User, friend: User, pool_of: Any, kept_connections: None
+) -> None:
+    # What the skipped health check was for: a PostgreSQL restart (here, the
+    # thread's backend terminated) must not fail the next message once per thread.
+    pool_of(1)
+    table = await database_sync_to_async(friend_table)(player, friend)
+    ada, _ = await join(player, table.pk)
+    backend = await db_threads.db(_backend_pid)()
+    await database_sync_to_async(_terminate)(backend)
+    answer = await ada.answer({"type": "stake", "amount": 5, "id": 1})
+    assert answer["type"] == "state", answer
+    assert answer["table"]["proposal"]["amount"] == 5
+    assert await db_threads.db(_backend_pid)() != backend  # it ran on a new connection
+    await ada.close()
+
+
+def _last_seen() -> Any:
+    return Presence.objects.get().last_seen
+
+
+def _backend_pid() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return int(cursor.fetchone()[0])
+
+
+def _terminate(pid: int) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+        assert cursor.fetchone()[0] is True
