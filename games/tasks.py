@@ -29,7 +29,7 @@ from django.conf import settings
 from django.core.cache import BaseCache, caches
 from django.db import InterfaceError, OperationalError, transaction
 
-from . import reports, upkeep
+from . import idle_cpu, reports, upkeep
 from .engine.exact import build_tables
 
 log = logging.getLogger(__name__)
@@ -106,6 +106,8 @@ def _worker_nice(**_: Any) -> None:
     instead of slowing the sockets' answers."""
     if settings.WORKER_NICE:
         os.nice(settings.WORKER_NICE)
+    if settings.WORKER_IDLE_CPU:
+        idle_cpu.enable()  # the decision costs' engine work (games.idle_cpu)
 
 
 @worker_init.connect

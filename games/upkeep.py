@@ -31,7 +31,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import engine
+from . import engine, idle_cpu
 from .engine.cost import decision_cost
 from .models import (
     ClientMessage,
@@ -256,9 +256,9 @@ def _exact(hand: Hand) -> bool:
 
 def _estimate(hand: Hand) -> bool:
     """Estimate one hand's cost and record it; False when one was already there."""
-    cost = decision_cost(
-        hand.cards, mode=hand.deal.table.mode, side="player", front=hand.front,
-        samples=settings.DECISION_COST_SAMPLES,
+    cost = idle_cpu.run(
+        decision_cost, hand.cards, mode=hand.deal.table.mode, side="player",
+        front=hand.front, samples=settings.DECISION_COST_SAMPLES,
     )
     return costs.hand_cost_record(
         hand_id=hand.pk, chosen_expected=cost.chosen_expected,

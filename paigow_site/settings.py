@@ -258,6 +258,11 @@ CELERY_TIMEZONE = "UTC"
 # cores the sockets leave idle, and never delays a live deal's answer
 # (docs/benchmarks.md, server under load). 0 keeps the inherited priority.
 WORKER_NICE = int(os.environ.get("WORKER_NICE", "10"))
+# On Linux a worker computes the decision costs (the heaviest background
+# work) on a thread of the idle scheduling class, which yields a core to any
+# other thread at once; its database work keeps the worker's own priority
+# (games.idle_cpu). 0 computes them on the worker's own thread.
+WORKER_IDLE_CPU = os.environ.get("WORKER_IDLE_CPU", "1") != "0"
 # The luck checks and decision costs a web process asks for within this many
 # seconds go to the broker as one message a task (games.tasks._Batches).
 TASK_BATCH_SECONDS = float(os.environ.get("TASK_BATCH_SECONDS", "0.25"))

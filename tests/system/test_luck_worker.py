@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -99,6 +100,15 @@ async def play(base: str, cookies: tuple[str, str], table_id: int,
         await grace.close()
 
 
+def thread_policies(pid: int) -> dict[int, int]:
+    """Each thread of process ``pid``: its scheduling policy (``/proc``)."""
+    policies = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        policies[int(task.name)] = int(fields[38])  # field 41 of stat(5): policy
+    return policies
+
+
 def test_a_worker_checks_estimates_sent_over_live_sockets(
     system_database: str, tmp_path: Path
 ) -> None:
@@ -120,6 +130,13 @@ def test_a_worker_checks_estimates_sent_over_live_sockets(
                 asyncio.run, play(base, cookies, ids["table"], ids["hands"], system_database)
             ).result(timeout=120)
         assert process.poll() is None, "the worker died"
+        # Both players' decision costs, computed on a thread of the idle class
+        # while the worker's own thread (which wrote them) keeps its priority.
+        system.poll("both decision costs", lambda: system.query(
+            system_database, "select count(*) from games_hand where cost_method = 'sampled'"
+        ) == [(2,)])
+        assert thread_policies(process.pid)[process.pid] == os.SCHED_OTHER
+        assert os.SCHED_IDLE in thread_policies(process.pid).values()
         checks = system.query(
             system_database, "select h.seat_number, a.ok from games_luckaudit a"
             " join games_hand h on h.id = a.hand_id order by h.seat_number",
