@@ -15,8 +15,8 @@ whole worker ``SCHED_IDLE`` would allow that.
 
 Off (``run`` calls the function in place) until ``enable`` is called, which
 the worker does as it starts (``WORKER_IDLE_CPU``). The web processes never
-call it, and neither does eager mode: there the caller is a socket's answer,
-which must not wait for an idle core.
+enable it, so in eager mode (where a reveal's own callback computes the
+cost) it runs in place: a socket's answer must not wait for an idle core.
 """
 
 from __future__ import annotations

@@ -101,9 +101,11 @@ def exact_analyse(self: Any, cards: str, mode: str, side: str) -> int:
 @worker_init.connect
 def _worker_nice(**_: Any) -> None:
     """Lower the worker's CPU priority by ``WORKER_NICE`` as it starts, before
-    its pool forks (the pool's processes inherit it): on a machine shared with
-    the web processes, a backlog of background work then waits for idle CPU
-    instead of slowing the sockets' answers."""
+    its pool forks (the pool's processes inherit it), and with
+    ``WORKER_IDLE_CPU`` compute the decision costs on an idle-class thread
+    (``games.idle_cpu``): on a machine shared with the web processes, a
+    backlog of background work then waits for idle CPU instead of slowing
+    the sockets' answers."""
     if settings.WORKER_NICE:
         os.nice(settings.WORKER_NICE)
     if settings.WORKER_IDLE_CPU:

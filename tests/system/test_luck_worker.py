@@ -134,7 +134,7 @@ def test_a_worker_checks_estimates_sent_over_live_sockets(
         # while the worker's own thread (which wrote them) keeps its priority.
         system.poll("both decision costs", lambda: system.query(
             system_database, "select count(*) from games_hand where cost_method = 'sampled'"
-        ) == [(2,)])
+        ) == [(2,)], seconds=60)
         assert thread_policies(process.pid)[process.pid] == os.SCHED_OTHER
         assert os.SCHED_IDLE in thread_policies(process.pid).values()
         checks = system.query(
