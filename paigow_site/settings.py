@@ -16,6 +16,7 @@ from pathlib import Path
 import dj_database_url
 from csp.constants import NONCE, NONE, SELF, WASM_UNSAFE_EVAL
 from django.core.exceptions import ImproperlyConfigured
+from kombu.entity import Queue
 
 from paigow_site.static import immutable_file
 
@@ -268,6 +269,21 @@ WORKER_IDLE_CPU = os.environ.get("WORKER_IDLE_CPU", "1") != "0"
 TASK_BATCH_SECONDS = float(os.environ.get("TASK_BATCH_SECONDS", "0.25"))
 # A queue name of its own lets several stacks share one Redis (the tests do).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# The decision costs (by far the heaviest background work, more than a worker
+# on a shared machine keeps up with at a high deal rate) have a queue of
+# their own, so a luck check, which the other player waits to see, is never queued
+# behind a backlog of them. A worker started without -Q takes from both in
+# turn; production can run one worker a queue (docs/architecture.md).
+CELERY_COSTS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-costs"
+# (kombu's Queue has no annotated __init__.)
+CELERY_TASK_QUEUES = (
+    Queue(CELERY_TASK_DEFAULT_QUEUE),  # type: ignore[no-untyped-call]
+    Queue(CELERY_COSTS_QUEUE),  # type: ignore[no-untyped-call]
+)
+CELERY_TASK_ROUTES = {
+    name: {"queue": CELERY_COSTS_QUEUE}
+    for name in ("games.decision_cost", "games.decision_cost_hands", "games.decision_costs_sweep")
+}
 # Background upkeep (games.tasks), every UPKEEP_SECONDS (default 15 minutes).
 UPKEEP_SECONDS = float(os.environ.get("UPKEEP_SECONDS", "900"))
 # A player's skill-report aggregates are rebuilt at most once a window of this

@@ -11,7 +11,7 @@ import yaml
 
 from tests.conftest import REPO
 
-APP_SERVICES = ("web", "worker", "beat")
+APP_SERVICES = ("web", "worker", "worker-costs", "beat")
 REQUIRED_VARIABLES = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_DEBUG", "ALLOWED_HOSTS")
 
 
@@ -31,7 +31,7 @@ def test_it_runs_web_worker_beat_redis_and_postgres() -> None:
 
 def test_every_service_has_a_health_check() -> None:
     services = compose()["services"]
-    for name in ("web", "worker", "beat", "redis", "postgres"):
+    for name in ("web", "worker", "worker-costs", "beat", "redis", "postgres"):
         assert "healthcheck" in services[name], name
 
 
@@ -44,6 +44,22 @@ def test_app_services_get_the_environment_wiring() -> None:
         assert env["DATABASE_URL"].startswith("postgres://")
         assert env["REDIS_URL"].startswith("redis://redis:")
         assert env["DJANGO_DEBUG"] == "0"
+
+
+def test_every_queue_of_the_settings_has_a_worker() -> None:
+    # A task routed to a queue no worker takes would wait forever.
+    from django.conf import settings
+
+    services = compose()["services"]
+    taken = set()
+    for service in services.values():
+        command = service.get("command") or []
+        if command[:4] == ["celery", "-A", "paigow_site", "worker"]:
+            assert "-Q" in command, "a worker names its queues"
+            taken |= set(command[command.index("-Q") + 1].split(","))
+    assert settings.CELERY_TASK_DEFAULT_QUEUE == "celery"  # compose sets no CELERY_QUEUE
+    assert taken == {queue.name for queue in settings.CELERY_TASK_QUEUES}
+    assert {"celery", "celery-costs"} == taken
 
 
 def test_postgres_keeps_its_data_in_a_volume() -> None:

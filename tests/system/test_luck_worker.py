@@ -109,32 +109,50 @@ def thread_policies(pid: int) -> dict[int, int]:
     return policies
 
 
+def worker(name: str, *queues: str) -> list[str]:
+    """A solo Celery worker's command: on ``queues`` (``-Q``), or on every
+    queue of the settings when none is given (what a plain ``celery worker``
+    takes)."""
+    return [sys.executable, "-m", "celery", "-A", "paigow_site", "worker", "--pool=solo",
+            "--loglevel=INFO", "--without-gossip", "--without-mingle", "-n", f"{name}@%h",
+            *(["-Q", ",".join(queues)] if queues else [])]
+
+
+def costed(database_url: str) -> int:
+    rows = system.query(
+        database_url, "select count(*) from games_hand where cost_method = 'sampled'"
+    )
+    return int(rows[0][0])
+
+
+def reveal_and_send_estimates(env: dict[str, str], base: str, database_url: str) -> None:
+    """Set up the revealed deal, then ``play`` it over two live sockets."""
+    ids = system.manage_shell(env, SETUP)
+    cookies = (system.sign_in(base, "ada"), system.sign_in(base, "grace"))
+    # Its own thread: the session's Playwright driver may own this one's loop.
+    with ThreadPoolExecutor(1) as runner:
+        runner.submit(
+            asyncio.run, play(base, cookies, ids["table"], ids["hands"], database_url)
+        ).result(timeout=120)
+
+
 def test_a_worker_checks_estimates_sent_over_live_sockets(
     system_database: str, tmp_path: Path
 ) -> None:
     run = uuid.uuid4().hex[:10]
     env = system.stack_env(system_database, tmp_path / "var", f"luck-{run}")
     migrate(env)
-    worker = [sys.executable, "-m", "celery", "-A", "paigow_site", "worker", "--pool=solo",
-              "--loglevel=INFO", "--without-gossip", "--without-mingle",
-              "-n", f"luck-{run}@%h"]
     with (
-        background_process(worker, env, log_path=tmp_path / "worker.log") as process,
+        background_process(
+            worker(f"luck-{run}"), env, log_path=tmp_path / "worker.log"
+        ) as process,
         live_site(env, log_path=tmp_path / "web.log") as base,
     ):
-        ids = system.manage_shell(env, SETUP)
-        cookies = (system.sign_in(base, "ada"), system.sign_in(base, "grace"))
-        # Its own thread: the session's Playwright driver may own this one's loop.
-        with ThreadPoolExecutor(1) as runner:
-            runner.submit(
-                asyncio.run, play(base, cookies, ids["table"], ids["hands"], system_database)
-            ).result(timeout=120)
+        reveal_and_send_estimates(env, base, system_database)
         assert process.poll() is None, "the worker died"
         # Both players' decision costs, computed on a thread of the idle class
         # while the worker's own thread (which wrote them) keeps its priority.
-        system.poll("both decision costs", lambda: system.query(
-            system_database, "select count(*) from games_hand where cost_method = 'sampled'"
-        ) == [(2,)], seconds=60)
+        system.poll("both decision costs", lambda: costed(system_database) == 2, seconds=60)
         assert thread_policies(process.pid)[process.pid] == os.SCHED_OTHER
         assert os.SCHED_IDLE in thread_policies(process.pid).values()
         checks = system.query(
@@ -143,4 +161,35 @@ def test_a_worker_checks_estimates_sent_over_live_sockets(
         )
         assert checks == [(0, False), (1, True)]
     assert process.returncode == 0
+    system._forget_redis_keys(f"*luck-{run}*")
+
+
+def test_a_luck_check_never_waits_behind_the_decision_costs(
+    system_database: str, tmp_path: Path
+) -> None:
+    """The decision costs have a queue of their own: a worker on the default
+    queue alone checks both estimates and pushes Grace's to Ada while the two
+    costs wait in Redis, and a worker on the costs' queue records them."""
+    import redis
+
+    run = uuid.uuid4().hex[:10]
+    queue = f"luck-{run}"
+    env = system.stack_env(system_database, tmp_path / "var", queue)
+    migrate(env)
+    broker = redis.Redis.from_url(env["REDIS_URL"])
+    with (
+        background_process(
+            worker(f"checks-{run}", queue), env, log_path=tmp_path / "checks.log"
+        ) as checks,
+        live_site(env, log_path=tmp_path / "web.log") as base,
+    ):
+        reveal_and_send_estimates(env, base, system_database)
+        assert costed(system_database) == 0
+        assert broker.llen(f"{queue}-costs") >= 1, "the decision costs were not queued"
+        with background_process(
+            worker(f"costs-{run}", f"{queue}-costs"), env, log_path=tmp_path / "costs.log"
+        ) as costs:
+            system.poll("both decision costs", lambda: costed(system_database) == 2, seconds=60)
+            assert costs.poll() is None, "the costs' worker died"
+        assert checks.poll() is None, "the checks' worker died"
     system._forget_redis_keys(f"*luck-{run}*")
