@@ -7,7 +7,8 @@ One command starts the stack on loopback, plays, measures and stops it:
 - PostgreSQL: a dedicated database (``--database``, default ``paigow_bench``
   on ``postgres@127.0.0.1``), created when missing and migrated;
 - Redis database 7 (``--redis``): channels-redis layer, cache, Celery broker;
-- a Celery worker (``celery -A paigow_site worker -c 1``) and daphne, both
+- Celery workers (``celery -A paigow_site worker -c 1``, by default one a
+  queue as docker-compose.yml runs them, ``--workers``) and daphne, all
   with ``DJANGO_DEBUG=0`` (``SECURE_SSL_REDIRECT=0``: plain HTTP on loopback)
   and ``DB_CONN_MAX_AGE`` (``--conn-max-age``, default 60).
 
@@ -28,7 +29,10 @@ Measured for each N over ``--seconds`` after every table has played its first
 deal: deals/s, the lock-to-reveal latency (from sending the second lock of a
 deal to both seats having received the revealed state; p50/p95/p99), errors
 (error frames, timeouts, dropped sockets), and CPU (% of one core) and peak
-RSS of daphne and of the Celery worker (with its pool), from /proc.
+RSS of daphne and of the Celery workers (with their pools), from /proc. As each
+run ends, how far the worker kept up with the deals revealed in the window:
+the luck estimates checked (the other seat sees "being checked" until then)
+and the wait from a reveal to its check, and the hands with a decision cost.
 
 Bounded: at most 1,000 tables and 600 s a run; loopback addresses only.
 """
@@ -132,6 +136,14 @@ def server_command(server: str, port: int, app: str) -> list[str]:
     return [sys.executable, "-m", server, "-b", "127.0.0.1", "-p", str(port), app]
 
 
+def worker_command(queues: str | None) -> list[str]:
+    """One Celery worker process (``-c 1``), on ``queues`` (``-Q``) or, when
+    None, on every queue of the settings."""
+    command = [sys.executable, "-m", "celery", "-A", "paigow_site", "worker", "-c", "1",
+               "--loglevel", "WARNING"]
+    return command + (["-Q", queues] if queues else [])
+
+
 @contextmanager
 def stack(
     env: dict[str, str],
@@ -139,30 +151,26 @@ def stack(
     app: str = "paigow_site.asgi:application",
     servers: int = 1,
     server: str = "paigow_site.server",
-) -> Iterator[tuple[list[int], list[subprocess.Popen[bytes]], subprocess.Popen[bytes]]]:
-    """A Celery worker and ``servers`` daphne processes; their ports, the
-    daphnes and the worker. The daphnes are stopped first, then the worker."""
+    workers: str = "split",
+) -> Iterator[tuple[list[int], list[subprocess.Popen[bytes]], list[subprocess.Popen[bytes]]]]:
+    """Celery workers and ``servers`` daphne processes; their ports, the
+    daphnes and the workers. ``workers`` "split" is one worker a queue, as
+    docker-compose.yml runs them (the default queue, then the decision
+    costs'); "one" is a single worker on both. The daphnes are stopped
+    first, then the workers."""
     log_dir.mkdir(parents=True, exist_ok=True)
+    queue = env.get("CELERY_QUEUE", "celery")
+    queues = [queue, f"{queue}-costs"] if workers == "split" else [None]
     with ExitStack() as running:
-        worker = running.enter_context(
-            background_process(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "paigow_site",
-                    "worker",
-                    "-c",
-                    "1",
-                    "--loglevel",
-                    "WARNING",
-                ],
-                env,
-                log_path=log_dir / "worker.log",
-                stop_seconds=15,
+        started = [
+            running.enter_context(
+                background_process(
+                    worker_command(q), env, log_path=log_dir / f"worker-{i}.log",
+                    stop_seconds=15,
+                )
             )
-        )
+            for i, q in enumerate(queues)
+        ]
         ports = [free_port() for _ in range(servers)]
         daphnes = [
             running.enter_context(
@@ -177,7 +185,7 @@ def stack(
         ]
         for port, daphne in zip(ports, daphnes, strict=True):
             wait_healthy(f"http://127.0.0.1:{port}", daphne)
-        yield ports, daphnes, worker
+        yield ports, daphnes, started
 
 
 # --- /proc -------------------------------------------------------------------
@@ -562,7 +570,7 @@ async def run_load(
     think: float,
     seconds: float,
     daphne_pids: list[int],
-    worker_pid: int,
+    worker_pids: list[int],
     pace: str = "lock",
     ramp: float | None = None,
 ) -> dict[str, Any]:
@@ -583,16 +591,18 @@ async def run_load(
     ]
     await asyncio.sleep(warm)
     stats.window = (time.perf_counter(), stop_at)
-    d0, w0 = cpu_rss(*daphne_pids), cpu_rss(worker_pid)
+    window_start = time.time()
+    d0, w0 = cpu_rss(*daphne_pids), cpu_rss(*worker_pids)
     s0, c0 = system_cpu(), time.process_time()
     pg0, r0 = named_cpu("postgres"), named_cpu("redis-server")
     peak_d, peak_w = d0[1], w0[1]
     load = []
     while time.perf_counter() < stop_at:
         await asyncio.sleep(1)
-        peak_d, peak_w = max(peak_d, cpu_rss(*daphne_pids)[1]), max(peak_w, cpu_rss(worker_pid)[1])
+        peak_d = max(peak_d, cpu_rss(*daphne_pids)[1])
+        peak_w = max(peak_w, cpu_rss(*worker_pids)[1])
         load.append(os.getloadavg()[0])
-    d1, w1, s1 = cpu_rss(*daphne_pids), cpu_rss(worker_pid), system_cpu()
+    d1, w1, s1 = cpu_rss(*daphne_pids), cpu_rss(*worker_pids), system_cpu()
     pg1, r1 = named_cpu("postgres"), named_cpu("redis-server")
     clients_cpu = time.process_time() - c0
     await asyncio.wait(tasks, timeout=20)
@@ -635,6 +645,33 @@ async def run_load(
         "machine_busy_pct": 100 * (s1[0] - s0[0]) / max(1, s1[1] - s0[1]),
         "load_avg_max": max(load) if load else None,
         "load_avg_start": load[0] if load else None,
+        "window_epoch": (window_start, window_start + seconds),
+    }
+
+
+def background(args: argparse.Namespace, window: tuple[float, float]) -> dict[str, Any]:
+    """How far the worker kept up with the deals revealed in the window, read
+    as the run ends: the luck estimates checked (the other seat sees "being
+    checked" until then) and the wait from the reveal to the check, an
+    unchecked one counted until now; the decision costs recorded."""
+    wait = "extract(epoch from coalesce(a.checked_at, now()) - d.revealed_at)"
+    row = psql(args, f"""
+        select count(*) filter (where h.luck_wins is not null),
+               count(a.id),
+               percentile_cont(0.5) within group (order by {wait})
+                   filter (where h.luck_wins is not null),
+               percentile_cont(0.99) within group (order by {wait})
+                   filter (where h.luck_wins is not null),
+               count(*), count(*) filter (where h.cost_method <> '')
+        from games_hand h join games_deal d on d.id = h.deal_id
+        left join games_luckaudit a on a.hand_id = h.id
+        where d.revealed_at between to_timestamp({window[0]}) and to_timestamp({window[1]})
+    """, args.database).split("|")
+    estimates, checked, p50, p99, hands, costed = row
+    return {
+        "luck_estimates": int(estimates), "luck_checked": int(checked),
+        "luck_check_wait_p50_s": float(p50 or 0), "luck_check_wait_p99_s": float(p99 or 0),
+        "hands": int(hands), "hands_costed": int(costed),
     }
 
 
@@ -656,7 +693,11 @@ def report(row: dict[str, Any]) -> str:
         f"load generator {row['clients_cpu_pct']:.0f}% CPU; "
         f"machine busy {row['machine_busy_pct']:.0f}% of 2 cores, "
         f"load avg {row['load_avg_start']:.2f}"
-        f"→{row['load_avg_max']:.2f}"
+        f"→{row['load_avg_max']:.2f}; "
+        f"luck checked {row['luck_checked']} of {row['luck_estimates']} as the run ends, "
+        f"reveal→check p50 {row['luck_check_wait_p50_s']:.1f} s, "
+        f"p99 {row['luck_check_wait_p99_s']:.1f} s; "
+        f"decision costs {row['hands_costed']} of {row['hands']} hands"
     )
 
 
@@ -705,6 +746,11 @@ def main() -> None:
         help="the web server of the --servers processes: production's (daphne with"
         " uvloop, paigow_site.server), daphne's own command, or uvicorn",
     )
+    parser.add_argument(
+        "--workers", choices=("split", "one"), default="split",
+        help="one Celery worker a queue (the default queue and the decision costs',"
+        " as docker-compose.yml runs them) or one worker on both",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument(
         "--app",
@@ -731,8 +777,10 @@ def main() -> None:
     os.environ.update(env)
     rows = []
     print(f"{args.server} serves {args.app}")
-    running = stack(env, REPO / "var" / "bench", args.app, args.servers, args.server)
-    with running as (ports, daphnes, worker):
+    running = stack(
+        env, REPO / "var" / "bench", args.app, args.servers, args.server, args.workers
+    )
+    with running as (ports, daphnes, workers):
         for think in args.think:
             for n in args.tables:
                 tables = seed_tables(n, f"{int(time.time())}-{n}-{think:g}")
@@ -744,11 +792,12 @@ def main() -> None:
                         think,
                         args.seconds,
                         [d.pid for d in daphnes],
-                        worker.pid,
+                        [w.pid for w in workers],
                         args.pace,
                         args.ramp,
                     )
                 )
+                row.update(background(args, row["window_epoch"]))
                 rows.append(row)
                 print(report(row), flush=True)
     if args.json:
