@@ -78,7 +78,7 @@ def luck_verify(self: Any, hand_id: int) -> str | None:
 def luck_verify_hands(self: Any, hand_ids: list[int]) -> list[str | None]:
     """``games.luck_verify`` for several hands: what ``luck_verify_later``
     queues, one message for the estimates a process recorded together."""
-    return [upkeep.luck_verify(hand_id=hand_id) for hand_id in hand_ids]
+    return upkeep.luck_verify_many(hand_ids=hand_ids)
 
 
 @shared_task(name="games.practice_analyse", **RETRY)

@@ -127,6 +127,9 @@ def client_messages_forget(*, now: Any = None, batch: int = 5000) -> int:
 
 # --- the luck audit -----------------------------------------------------------
 
+# The most tables one transaction of the sample's checks locks.
+AUDITS_AT_ONCE = 50
+
 
 def _audit(hand: Hand) -> dict[str, Any]:
     mode = hand.deal.table.mode
@@ -154,46 +157,75 @@ def _audit(hand: Hand) -> dict[str, Any]:
     }
 
 
-def _audit_save(hand: Hand, result: dict[str, Any]) -> bool:
-    """Write the hand's ``LuckAudit`` row once (the unique row is the claim);
-    False when it was already there.
+def _audits_save(checked: list[tuple[Hand, dict[str, Any]]]) -> set[int]:
+    """Write each hand's ``LuckAudit`` row once (the unique row is the claim):
+    the ids of the hands whose row this call wrote (not those already there).
 
-    Under the table's lock, like every change of what a seat may see: a view
-    that still showed the estimate as being checked was read in a transaction
-    that committed before this one, so its version is at most the one the
-    refresh below reads, and a socket drops it (a refresh is always sent).
-    The other seat's sockets are told after the commit; in solo the other seat
-    is the dealer, who has none."""
+    Under the lock of every table concerned, like every change of what a seat
+    may see: a view that still showed an estimate as being checked was read
+    in a transaction that committed before this one, so its version is at
+    most the one the refresh below reads, and a socket drops it (a refresh is
+    always sent). The tables are locked in id order, so two batches that
+    share tables never deadlock; every audit row is written under its table's lock,
+    so one that is not there now is not written meanwhile. One transaction
+    and one round of pushes for a batch of hands (``luck_verify_many``): a
+    statement and a Redis connection a hand were most of a check's cost
+    (docs/benchmarks.md, eleventh round). The other seat's sockets are told
+    after the commit; in solo the other seat is the dealer, who has none."""
+    if not checked:
+        return set()
     with transaction.atomic():
-        table = Table.objects.select_for_update().get(pk=hand.deal.table_id)
-        _, created = LuckAudit.objects.get_or_create(hand_id=hand.pk, defaults=result)
-        if created and table.mode == Table.Mode.FRIEND:
-            broadcast.seat_changed(table=table, number=1 - hand.seat_number)
-    if created and not result["ok"]:
-        log.warning("luck estimate of hand %s flagged: %s", hand.pk, result["reason"])
-    return created
+        table_ids = sorted({hand.deal.table_id for hand, _ in checked})
+        locked = Table.objects.select_for_update().filter(pk__in=table_ids).order_by("pk")
+        tables = {table.pk: table for table in locked}
+        there = set(
+            LuckAudit.objects.filter(hand_id__in=[hand.pk for hand, _ in checked])
+            .values_list("hand_id", flat=True)
+        )
+        new = [(hand, result) for hand, result in checked if hand.pk not in there]
+        LuckAudit.objects.bulk_create(LuckAudit(hand_id=hand.pk, **result) for hand, result in new)
+        broadcast.seats_changed(
+            seats=[
+                (tables[hand.deal.table_id], 1 - hand.seat_number)
+                for hand, _ in new
+                if tables[hand.deal.table_id].mode == Table.Mode.FRIEND
+            ]
+        )
+    for hand, result in new:
+        if not result["ok"]:
+            log.warning("luck estimate of hand %s flagged: %s", hand.pk, result["reason"])
+    return {hand.pk for hand, _ in new}
+
+
+def luck_verify_many(*, hand_ids: list[int]) -> list[str | None]:
+    """Check the luck estimates just stored for some hands against the
+    deterministic draw, and record each check (``LuckAudit``): for each id in
+    turn "passed" or "flagged", or None when there is nothing to check (no
+    estimate, no such hand, or already checked: a second run is a no-op).
+    Until the check is written the other seat sees the estimate as being
+    checked; a flagged one it never sees (``selectors``)."""
+    hands = {
+        hand.pk: hand
+        for hand in Hand.objects.filter(
+            pk__in=hand_ids, luck_wins__isnull=False, luck_audit__isnull=True
+        ).select_related("deal__table", "seat")
+    }
+    # The draws run before the tables' locks are taken: a recorded estimate
+    # never changes.
+    checked = [(hand, _audit(hand)) for hand in hands.values()]
+    written = _audits_save(checked)
+    verdicts = {hand.pk: "passed" if result["ok"] else "flagged" for hand, result in checked}
+    seen: set[int] = set()
+    out: list[str | None] = []
+    for hand_id in hand_ids:
+        out.append(verdicts[hand_id] if hand_id in written and hand_id not in seen else None)
+        seen.add(hand_id)
+    return out
 
 
 def luck_verify(*, hand_id: int) -> str | None:
-    """Check the luck estimate just stored for one hand against the
-    deterministic draw, and record the check (``LuckAudit``): "passed" or
-    "flagged"; None when there is nothing to check (no estimate, no such
-    hand, or already checked: a second run is a no-op). Until the check is
-    written the other seat sees the estimate as being checked; a flagged one
-    it never sees (``selectors``)."""
-    hand = (
-        Hand.objects.filter(pk=hand_id, luck_wins__isnull=False, luck_audit__isnull=True)
-        .select_related("deal__table", "seat")
-        .first()
-    )
-    if hand is None:
-        return None
-    # The draw (about 15 ms) runs before the table's lock is taken: a recorded
-    # estimate never changes.
-    result = _audit(hand)
-    if not _audit_save(hand, result):
-        return None
-    return "passed" if result["ok"] else "flagged"
+    """``luck_verify_many`` of one hand."""
+    return luck_verify_many(hand_ids=[hand_id])[0]
 
 
 def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
@@ -210,13 +242,12 @@ def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
         .select_related("deal__table", "seat")
         .order_by("pk")[:size]
     )
-    checked = flagged = 0
-    for hand in hands:
-        result = _audit(hand)
-        if _audit_save(hand, result):
-            checked += 1
-            flagged += not result["ok"]
-    return {"checked": checked, "flagged": flagged}
+    results = [(hand, _audit(hand)) for hand in hands]
+    written: set[int] = set()
+    for start in range(0, len(results), AUDITS_AT_ONCE):
+        written |= _audits_save(results[start : start + AUDITS_AT_ONCE])
+    flagged = sum(1 for hand, result in results if hand.pk in written and not result["ok"])
+    return {"checked": len(written), "flagged": flagged}
 
 
 # --- decision cost ------------------------------------------------------------

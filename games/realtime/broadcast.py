@@ -8,6 +8,8 @@ changes push each seat's view to that seat's group instead:
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -35,10 +37,22 @@ def seat_changed(*, table: Table, number: int) -> None:
     _refresh_on_commit(f"{table.group_name}.{number}")
 
 
-def _refresh_on_commit(group: str) -> None:
+def seats_changed(*, seats: Iterable[tuple[Table, int]]) -> None:
+    """``seat_changed`` for several seats at once: one hand-off to the channel
+    layer for all of them (from a worker, each ``async_to_sync`` runs a new
+    event loop, whose first publish connects to Redis again)."""
+    groups = sorted({f"{table.group_name}.{number}" for table, number in seats})
+    if groups:
+        _refresh_on_commit(*groups)
+
+
+def _refresh_on_commit(*groups: str) -> None:
+    async def publish(layer: Any) -> None:
+        await asyncio.gather(*(layer.group_send(group, refresh_event()) for group in groups))
+
     def send() -> None:
         layer = get_channel_layer()
         if layer is not None:
-            async_to_sync(layer.group_send)(group, refresh_event())
+            async_to_sync(publish)(layer)
 
     transaction.on_commit(send)

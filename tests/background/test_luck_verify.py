@@ -155,6 +155,40 @@ def test_the_check_runs_once_however_often_it_is_delivered(
     assert upkeep.luck_audit_sample() == {"checked": 0, "flagged": 0}
 
 
+class Published:
+    """A channel layer that keeps what it is asked to publish."""
+
+    def __init__(self) -> None:
+        self.groups: list[str] = []
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        assert message["type"] == "table.refresh"
+        self.groups.append(group)
+
+
+@pytest.mark.django_db
+def test_one_batch_checks_each_hand_once_and_tells_the_other_seats_after_one_commit(
+    player: User, friend: User, rig: Rig, django_capture_on_commit_callbacks: Any
+) -> None:
+    table, _ = revealed(player, friend, rig)
+    grace = record(friend, table, honest())  # the test's transaction never commits: not queued
+    ada = record(player, table, FORGED)
+    layer = Published()
+    with (
+        mock.patch("games.realtime.broadcast.get_channel_layer", return_value=layer),
+        django_capture_on_commit_callbacks(execute=True) as sent,
+    ):
+        verdicts = tasks.luck_verify_hands.delay([grace.pk, ada.pk, grace.pk, 987654321]).get()
+    # Each hand once, in the order asked; a repeat and a missing hand have nothing.
+    assert verdicts == ["passed", "flagged", None, None]
+    assert dict(LuckAudit.objects.values_list("hand_id", "ok")) == {grace.pk: True, ada.pk: False}
+    # Grace's check changes what Ada sees, Ada's what Grace sees: both seats,
+    # from one callback after the one commit.
+    assert len(sent) == 1
+    assert sorted(layer.groups) == [f"{table.group_name}.0", f"{table.group_name}.1"]
+    assert tasks.luck_verify_hands.delay([grace.pk, ada.pk]).get() == [None, None]
+
+
 @pytest.mark.django_db
 def test_the_check_is_queued_when_the_estimate_commits_and_not_when_it_rolls_back(
     player: User, friend: User, rig: Rig, django_capture_on_commit_callbacks: Any
