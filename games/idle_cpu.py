@@ -8,7 +8,7 @@ other thread that wakes takes the core from it at once (docs/benchmarks.md,
 ninth round).
 
 Only pure engine computation runs there (the decision cost's 10,000
-opponents, about 70 ms a hand). The worker's database work stays on its own
+opponents, about 80 ms a hand). The worker's database work stays on its own
 thread, at its own priority. A thread that may not run for as long as the
 machine is busy must never hold a table's lock or a transaction: making the
 whole worker ``SCHED_IDLE`` would allow that.

@@ -445,7 +445,7 @@ SOCKET_MESSAGES_BURST = int(os.environ.get("SOCKET_MESSAGES_BURST", "40"))
 TABLE_IDLE_HOURS = float(os.environ.get("TABLE_IDLE_HOURS", "24"))
 LUCK_AUDIT_SAMPLE = int(os.environ.get("LUCK_AUDIT_SAMPLE", "50"))
 # A revealed hand's decision cost is first estimated over this many opponents
-# of the explorer's stream (about 70 ms of CPU a hand, docs/benchmarks.md),
+# of the explorer's stream (about 80 ms of CPU a hand, docs/benchmarks.md),
 # off the socket's path; the beat's sweep estimates this many missed hands a run.
 DECISION_COST_SAMPLES = int(os.environ.get("DECISION_COST_SAMPLES", "10000"))
 DECISION_COST_SWEEP = int(os.environ.get("DECISION_COST_SWEEP", "50"))
