@@ -166,12 +166,13 @@ def _audits_save(checked: list[tuple[Hand, dict[str, Any]]]) -> set[int]:
     in a transaction that committed before this one, so its version is at
     most the one the refresh below reads, and a socket drops it (a refresh is
     always sent). The tables are locked in id order, so two batches that
-    share tables never deadlock; every audit row is written under its table's lock,
-    so one that is not there now is not written meanwhile. One transaction
-    and one round of pushes for a batch of hands (``luck_verify_many``): a
-    statement and a Redis connection a hand were most of a check's cost
-    (docs/benchmarks.md, eleventh round). The other seat's sockets are told
-    after the commit; in solo the other seat is the dealer, who has none."""
+    share tables never deadlock; every audit row is written under its
+    table's lock, so one that is not there now is not written meanwhile.
+    One transaction and one round of pushes for a batch of hands
+    (``luck_verify_many``): a statement and a Redis connection a hand were
+    most of a check's cost (docs/benchmarks.md, eleventh round). The other
+    seat's sockets are told after the commit; in solo the other seat is the
+    dealer, who has none."""
     if not checked:
         return set()
     with transaction.atomic():
@@ -215,11 +216,10 @@ def luck_verify_many(*, hand_ids: list[int]) -> list[str | None]:
     checked = [(hand, _audit(hand)) for hand in hands.values()]
     written = _audits_save(checked)
     verdicts = {hand.pk: "passed" if result["ok"] else "flagged" for hand, result in checked}
-    seen: set[int] = set()
     out: list[str | None] = []
-    for hand_id in hand_ids:
-        out.append(verdicts[hand_id] if hand_id in written and hand_id not in seen else None)
-        seen.add(hand_id)
+    for hand_id in hand_ids:  # a repeated id gets its verdict once
+        out.append(verdicts[hand_id] if hand_id in written else None)
+        written.discard(hand_id)
     return out
 
 
