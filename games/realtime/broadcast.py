@@ -30,17 +30,13 @@ def table_changed(*, table: Table) -> None:
     _refresh_on_commit(table.group_name)
 
 
-def seat_changed(*, table: Table, number: int) -> None:
-    """``table_changed`` for the sockets of seat ``number`` only (the group
-    ``<table group>.<number>`` that ``games.realtime.consumer`` joins them to): a
-    change that only that seat's view shows."""
-    _refresh_on_commit(f"{table.group_name}.{number}")
-
-
 def seats_changed(*, seats: Iterable[tuple[Table, int]]) -> None:
-    """``seat_changed`` for several seats at once: one hand-off to the channel
-    layer for all of them (from a worker, each ``async_to_sync`` runs a new
-    event loop, whose first publish connects to Redis again)."""
+    """``table_changed`` for the sockets of the given seats only, each a
+    ``(table, number)`` (the group ``<table group>.<number>`` that
+    ``games.realtime.consumer`` joins them to): changes that only those
+    seats' views show. One hand-off to the channel layer for all of them
+    (from a worker, each ``async_to_sync`` runs a new event loop, whose first
+    publish connects to Redis again)."""
     groups = sorted({f"{table.group_name}.{number}" for table, number in seats})
     if groups:
         _refresh_on_commit(*groups)
