@@ -184,12 +184,16 @@ def rows(model: type[M], template: str, params: Sequence[Any]) -> list[M]:
     backend's), with the row-to-model mapping worked out once per statement
     shape instead of once per query; columns that are no field of ``model``
     become attributes, as ``raw`` does."""
-    with connection.cursor() as cursor:
-        cursor.execute(statement(template), params)
-        columns = column_names(cursor)
-        fetched = cursor.fetchall()
+    columns, fetched = _fetch(template, params)
     mapping = _mapping(model, columns, connection.ops)
     return [_instance(model, mapping, row) for row in fetched]
+
+
+def _fetch(template: str, params: Sequence[Any]) -> tuple[tuple[str, ...], list[Any]]:
+    """The statement's column names and rows."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement(template), params)
+        return column_names(cursor), cursor.fetchall()
 
 
 def column_names(cursor: Any) -> tuple[str, ...]:
@@ -220,10 +224,7 @@ def joined(
     ``second`` is None in a row where its id is NULL (an outer join found
     none). Rows of ``first`` with the same id are one instance. One round
     trip where two statements would read the parent, then its children."""
-    with connection.cursor() as cursor:
-        cursor.execute(statement(template), params)
-        columns = column_names(cursor)
-        fetched = cursor.fetchall()
+    columns, fetched = _fetch(template, params)
     split = len(first._meta.concrete_fields)
     head = _mapping(first, columns[:split], connection.ops)
     tail = _mapping(second, columns[split:], connection.ops)
@@ -238,6 +239,19 @@ def joined(
         child = None if row[split + tail_pk] is None else _instance(second, tail, row[split:])
         found.append((parent, child))
     return found
+
+
+def rows_beside(
+    model: type[M], template: str, params: Sequence[Any]
+) -> list[tuple[M, tuple[Any, ...]]]:
+    """Rows whose first columns are ``model``'s (``columns_of(model, alias)``,
+    exactly those), each as ``rows`` reads it, with the rest of its columns as
+    they came: one round trip where a second statement would read something
+    else beside it (``services.table_open_with``)."""
+    columns, fetched = _fetch(template, params)
+    split = len(model._meta.concrete_fields)
+    mapping = _mapping(model, columns[:split], connection.ops)
+    return [(_instance(model, mapping, row[:split]), tuple(row[split:])) for row in fetched]
 
 
 def _instance(model: type[M], mapping: _Mapping, row: Sequence[Any]) -> M:

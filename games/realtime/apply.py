@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from django.db import transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 
 from .. import selectors, services
-from ..engine.errors import IdReused
-from . import message_ids
+from ..engine.errors import IdReused, SessionEnded, TableNotFound
+from . import message_ids, session
 from .messages import MESSAGES, Message
 
 
@@ -43,23 +43,89 @@ class Applied(NamedTuple):
         return self.result is REPLAYED
 
 
-def message_apply(*, user: Any, table_id: int, message: Message, base_url: str = "") -> Applied:
+def message_apply(
+    *,
+    user: Any,
+    table_id: int,
+    message: Message,
+    base_url: str = "",
+    signed_in: session.SignedIn | None = None,
+) -> Applied:
     """Apply one checked socket message (``messages.validate``) for ``user``,
     at most once per seat and ``id`` when it has one. The id is recorded in
     the same transaction as the change, so it commits with it or not at all,
     and survives restarts; an id reused for a different message is refused
     (``IdReused``). A refused action raises its domain error and changes
-    nothing, its id included."""
+    nothing, its id included.
+
+    ``signed_in``: first check that this session still signs ``user`` in
+    (``SessionEnded`` if not: nothing runs), read in the table lock's own
+    statement. When that first statement finds the thread's connection dead
+    (PostgreSQL restarted), nothing has run: the message is applied once
+    more on a new connection, as ``db_threads.reconnecting`` does for a read."""
     handler = MESSAGES[message.type].handler
     if handler is None:
         raise ValueError(f"“{message.type}” is answered by the socket, not applied.")
+    outermost = not connection.in_atomic_block
+    try:
+        return _applied(handler, user, table_id, message, base_url, signed_in)
+    except _NotOpened as failed:
+        if not (outermost and failed.broken):
+            raise failed.error from None
+        connection.close()
+    return _applied(handler, user, table_id, message, base_url, signed_in)
+
+
+class _NotOpened(Exception):
+    """The transaction's first statement failed on the database: nothing ran.
+    ``broken``: the connection itself was lost (psycopg's ``broken``), not a
+    statement refused on a live one (a lock timeout, a locked SQLite file)."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.broken = bool(getattr(connection.connection, "broken", False))
+
+
+def _applied(
+    handler: Any,
+    user: Any,
+    table_id: int,
+    message: Message,
+    base_url: str,
+    signed_in: session.SignedIn | None,
+) -> Applied:
     with transaction.atomic():
-        opened = services.table_open(table_id)
+        try:
+            opened = _open(table_id, signed_in)
+        except (InterfaceError, OperationalError) as exc:
+            raise _NotOpened(exc) from exc
         seat = opened.seat_of(user)
         if message.id is not None and not _claim(seat, message):
             return Applied(REPLAYED, _views(opened, base_url))
         result = handler(user, opened.table.pk, message.fields, opened)
         return Applied(result, _views(opened, base_url))
+
+
+def _open(table_id: int, signed_in: session.SignedIn | None) -> services.OpenTable:
+    """The table locked and its seats read; ``SessionEnded`` first when the
+    socket's session no longer signs its user in."""
+    if signed_in is None:
+        return services.table_open(table_id)
+    read = session.session_read(**signed_in._asdict())
+    if read is None:
+        if not session.session_holds(**signed_in._asdict()):
+            raise SessionEnded()
+        return services.table_open(table_id)
+    try:
+        opened, row = services.table_open_with(table_id, read)
+    except TableNotFound:
+        if not session.session_holds(**signed_in._asdict()):
+            raise SessionEnded() from None
+        raise
+    if not session.session_row_holds(**signed_in._asdict(), row=row):
+        raise SessionEnded()
+    return opened
 
 
 def _claim(seat: Any, message: Message) -> bool:

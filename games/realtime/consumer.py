@@ -273,13 +273,16 @@ class TableConsumer(AsyncWebsocketConsumer):
     def keep_present(self) -> bool:
         """Refresh this socket's presence; whether the other seat is connected.
         SessionEnded when the socket's session no longer signs its user in:
-        an idle socket notices within a heartbeat."""
-        self.check_session()
-        return presence.presence_beat(
-            seat_id=self.seat_id,
-            channel_name=self.channel_name,
-            table_id=self.table_id,
-            seat_number=self.seat_number,
+        an idle socket notices within a heartbeat. (All one statement on
+        PostgreSQL, safe to run twice: ``reconnecting``.)"""
+        return reconnecting(
+            lambda: presence.presence_beat(
+                seat_id=self.seat_id,
+                channel_name=self.channel_name,
+                table_id=self.table_id,
+                seat_number=self.seat_number,
+                signed_in=session.SignedIn(self.session_key, self.user_id),
+            )
         )
 
     def seat_group(self, number: int) -> str:
@@ -402,15 +405,16 @@ class TableConsumer(AsyncWebsocketConsumer):
         await self.push_views(applied.views)
 
     def apply_signed_in(self, message: messages.Message) -> Applied:
-        """``message_apply`` after ``check_session``: SessionEnded if the
-        socket's session ended (nothing runs). One database call: one thread
-        hop and one connection check a message."""
-        self.check_session()
+        """``message_apply`` with this socket's session checked first, in the
+        table lock's statement: SessionEnded if the session ended (nothing
+        runs). One database call: one thread hop a message, and no statement
+        of its own for the check."""
         return message_apply(
             user=self.scope["user"],
             table_id=self.table_id,
             message=message,
             base_url=self.base_url,
+            signed_in=session.SignedIn(self.session_key, self.user_id),
         )
 
     async def push_views(self, views: list[selectors.SeatView]) -> None:

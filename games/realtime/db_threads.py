@@ -50,7 +50,9 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
     never share a test's transaction.
 
     ``opens_with_read``: ``func`` starts with a read run through
-    ``reconnecting`` (the socket's session check does). Django's health check,
+    ``reconnecting`` (the socket's session check does), or with
+    ``apply.message_apply``, which runs itself again when its first statement
+    finds the connection dead. Django's health check,
     a ``SELECT 1`` before each call's first statement (``CONN_HEALTH_CHECKS``),
     is skipped for it: that read finds a dead connection itself, one round
     trip fewer for every message and heartbeat.

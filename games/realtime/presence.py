@@ -17,9 +17,10 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from .. import selectors, sql
-from ..engine.errors import TableNotFound, TooManySockets
+from ..engine.errors import SessionEnded, TableNotFound, TooManySockets
 from ..models import Presence
 from ..services import table_lock
+from . import session
 
 
 def presence_connect(*, table_id: int, seat_id: int, channel_name: str) -> None:
@@ -77,32 +78,50 @@ def presence_heartbeat(*, seat_id: int, channel_name: str) -> None:
         )
 
 
-def presence_beat(*, seat_id: int, channel_name: str, table_id: int, seat_number: int) -> bool:
+def presence_beat(
+    *,
+    seat_id: int,
+    channel_name: str,
+    table_id: int,
+    seat_number: int,
+    signed_in: session.SignedIn | None = None,
+) -> bool:
     """A heartbeat: ``presence_heartbeat``, then whether the seat facing
     ``seat_number`` is connected (``selectors.other_connected``).
+    ``signed_in``: ``SessionEnded`` when that session no longer signs its
+    user in (an idle socket notices within a beat).
 
     Every open socket beats every ``PRESENCE_HEARTBEAT_SECONDS``, so on
-    PostgreSQL both are one statement (the UPDATE in a ``WITH``; the read
-    sees the other seat's rows, which the UPDATE does not touch). Elsewhere,
-    the two calls."""
-    if connection.vendor != "postgresql":
+    PostgreSQL all of it is one statement (the UPDATE in a ``WITH``; the read
+    sees the other seat's rows, which the UPDATE does not touch; the session
+    read beside them, ``session.session_read``). Elsewhere, a call each."""
+    read = None if signed_in is None else session.session_read(**signed_in._asdict())
+    if connection.vendor != "postgresql" or (signed_in is not None and read is None):
+        if signed_in is not None and not session.session_holds(**signed_in._asdict()):
+            raise SessionEnded()
         presence_heartbeat(seat_id=seat_id, channel_name=channel_name)
         return selectors.other_connected(table_id=table_id, seat_number=seat_number)
     now = timezone.now()
     fresh = now - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
     adapt = connection.ops.adapt_datetimefield_value
+    select, params = read if read is not None else ("SELECT NULL", [])
     with connection.cursor() as cursor:
         cursor.execute(
             sql.statement(
                 "WITH beat AS (UPDATE {presence} SET last_seen = %s WHERE channel_name = %s"
                 " RETURNING 1) SELECT (SELECT count(*) FROM beat), s.is_dealer, s.user_id,"
                 " EXISTS(SELECT 1 FROM {presence} p WHERE p.seat_id = s.id"
-                " AND p.last_seen >= %s) FROM (SELECT 1) AS one"
+                " AND p.last_seen >= %s), b.* FROM (SELECT 1) AS one"
                 " LEFT JOIN {seat} s ON s.table_id = %s AND s.number = %s"
+                f" LEFT JOIN ({select}) b ON 1 = 1"
             ),
-            [adapt(now), channel_name, adapt(fresh), table_id, 1 - seat_number],
+            [adapt(now), channel_name, adapt(fresh), table_id, 1 - seat_number, *params],
         )
-        updated, dealer, user_id, present = cursor.fetchone()
+        updated, dealer, user_id, present, *found = cursor.fetchone()
+    if signed_in is not None:
+        row = None if all(value is None for value in found) else found
+        if not session.session_row_holds(**signed_in._asdict(), row=row):
+            raise SessionEnded()
     if not updated:
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}

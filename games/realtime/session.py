@@ -24,9 +24,10 @@ must not do).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache, lru_cache
 from importlib import import_module
-from typing import Any
+from typing import Any, NamedTuple
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -50,6 +51,13 @@ from django.utils.crypto import constant_time_compare
 from ..sql import field_column
 
 
+class SignedIn(NamedTuple):
+    """A table socket's sign-in: the session it opened with, and its user."""
+
+    session_key: str | None
+    user_id: int
+
+
 def user_group(user_id: int) -> str:
     """The channel-layer group of every table socket of one user."""
     return f"user.{user_id}"
@@ -69,25 +77,51 @@ def session_holds(*, session_key: str | None, user_id: int) -> bool:
     the session row and the user's password read together (the store's
     load and the backend's get_user, two ORM queries, took 2-6 ms a message
     on a busy machine); anything else goes through the session store and the
-    backend."""
+    backend. ``session_read`` gives that statement to a caller that makes it
+    inside one of its own, and ``session_row_holds`` checks what it found."""
     if not session_key:
         return False
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
     if hasattr(store, "model"):
         row = _session_and_user(store.model, session_key, user_id)
-        if row is None:
-            return False
-        data: Any = dict(_decoded(settings.SESSION_ENGINE, session_key, row[0], *_keys()))
-        password, active = row[1], row[2]
-    else:
-        data, password, active = store.load(), None, None
+        return session_row_holds(session_key=session_key, user_id=user_id, row=row)
+    return _holds(store.load(), user_id, None, None)
+
+
+def session_read(*, session_key: str | None, user_id: int) -> tuple[str, list[Any]] | None:
+    """The statement ``session_holds`` reads with sessions in the database (a
+    SELECT of at most one row) and its parameters, for a caller to make
+    inside its own first statement (``services.table_open_with``: a table
+    socket's message, one round trip fewer); None when there is no such
+    statement (no key, or sessions kept elsewhere): call ``session_holds``."""
+    if not session_key:
+        return None
+    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+    model = getattr(store, "model", None)
+    if model is None:
+        return None
+    return _statement(model._meta.db_table), _parameters(session_key, user_id)
+
+
+def session_row_holds(
+    *, session_key: str | None, user_id: int, row: Sequence[Any] | None
+) -> bool:
+    """``session_holds``, given the row its statement (``session_read``) found:
+    None when it found none (no such session, expired, or no such user)."""
+    if row is None or not session_key:
+        return False
+    data = dict(_decoded(settings.SESSION_ENGINE, session_key, row[0], *_keys()))
+    return _holds(data, user_id, row[1], row[2])
+
+
+def _holds(data: Any, user_id: int, password: str | None, active: bool | None) -> bool:
     backend_path = data.get(BACKEND_SESSION_KEY)
     if str(data.get(SESSION_KEY)) != str(user_id) or backend_path not in (
         settings.AUTHENTICATION_BACKENDS
     ):
         return False
     if backend_path == MODEL_BACKEND and password is not None:
-        user = get_user_model()(pk=user_id, password=password, is_active=active)
+        user = get_user_model()(pk=user_id, password=password, is_active=bool(active))
         if not ModelBackend().user_can_authenticate(user):
             return False
         hashes = list(_auth_hashes(password, *_keys()))
@@ -144,17 +178,14 @@ def _statement(session_table: str) -> str:
     )
 
 
+def _parameters(session_key: str, user_id: int) -> list[Any]:
+    return [session_key, connection.ops.adapt_datetimefield_value(timezone.now()), user_id]
+
+
 def _session_and_user(model: Any, session_key: str, user_id: int) -> tuple[Any, ...] | None:
     """The session's data (unexpired) and the user's password and active flag."""
     with connection.cursor() as cursor:
-        cursor.execute(
-            _statement(model._meta.db_table),
-            [
-                session_key,
-                connection.ops.adapt_datetimefield_value(timezone.now()),
-                user_id,
-            ],
-        )
+        cursor.execute(_statement(model._meta.db_table), _parameters(session_key, user_id))
         row = cursor.fetchone()
     return tuple(row) if row is not None else None
 

@@ -23,7 +23,7 @@ from .tables import (
     stake_propose,
     table_start,
 )
-from .transition import OpenTable, table_lock, table_open, transition
+from .transition import OpenTable, table_lock, table_open, table_open_with, transition
 
 __all__ = [
     "INVITE_TOKEN",
@@ -46,6 +46,7 @@ __all__ = [
     "table_join",
     "table_lock",
     "table_open",
+    "table_open_with",
     "table_start",
     "transition",
 ]

@@ -7,14 +7,17 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.contrib.sessions.models import Session
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from accounts.models import User
-from games.engine.errors import TableNotFound
+from games.engine.errors import SessionEnded, TableNotFound
 from games.models import Presence, Seat
 from games.realtime import presence
+from games.realtime.session import SignedIn
 from tests.support import friend_table
 
 pytestmark = pytest.mark.django_db
@@ -71,3 +74,41 @@ def test_a_beat_is_one_statement_on_postgresql(player: User, friend: User) -> No
         beat(table_id, ada, "ada.1")
     # Every open socket beats every 20 s; SQLite has no UPDATE inside WITH.
     assert len(captured.captured_queries) == {"postgresql": 1}.get(connection.vendor, 2)
+
+
+def signed_in(user: User) -> SignedIn:
+    client = Client()
+    client.force_login(user)
+    return SignedIn(client.cookies["sessionid"].value, user.pk)
+
+
+def test_a_beat_checks_the_sockets_session_in_its_one_statement(
+    player: User, friend: User
+) -> None:
+    # An idle socket's session is checked by its heartbeat: on PostgreSQL
+    # within the beat's statement, not in one more round trip every 20 s.
+    table_id, ada, _ = seats(player, friend)
+    Presence.objects.create(seat=ada, channel_name="ada.1", last_seen=timezone.now())
+    host = signed_in(player)
+    with CaptureQueriesContext(connection) as captured:
+        presence.presence_beat(
+            seat_id=ada.pk, channel_name="ada.1", table_id=table_id, seat_number=0,
+            signed_in=host,
+        )
+    assert len(captured.captured_queries) == {"postgresql": 1}.get(connection.vendor, 3)
+
+
+def test_a_beat_on_an_ended_session_raises_session_ended(player: User, friend: User) -> None:
+    table_id, ada, _ = seats(player, friend)
+    host = signed_in(player)
+    Session.objects.filter(session_key=host.session_key).delete()
+    with pytest.raises(SessionEnded):
+        presence.presence_beat(
+            seat_id=ada.pk, channel_name="ada.1", table_id=table_id, seat_number=0,
+            signed_in=host,
+        )
+    with pytest.raises(SessionEnded):  # another user's session is no sign-in either
+        presence.presence_beat(
+            seat_id=ada.pk, channel_name="ada.1", table_id=table_id, seat_number=0,
+            signed_in=SignedIn(signed_in(friend).session_key, player.pk),
+        )
