@@ -10,7 +10,9 @@ through the ORM's own conversions, each field's and the backend's, both ways
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import cache, lru_cache
 from typing import Any, NamedTuple, TypeVar
 
@@ -88,13 +90,62 @@ def save(instance: Model, fields: Sequence[str]) -> None:
     with the statement written once per model and fields: the same values
     (each field's ``pre_save``, so ``auto_now`` too, and ``get_db_prep_save``),
     without compiling an UPDATE query each time. Only for the models of
-    ``WRITES``, which have no ``save`` override or save signals to skip."""
+    ``WRITES``, which have no ``save`` override or save signals to skip.
+    Inside ``saves_together`` the row is written when that block ends."""
     if type(instance) not in WRITES:
         raise TypeError(f"games.sql.save does not write {type(instance).__name__} rows.")
+    pending: dict[tuple[type[Model], Any], dict[str, Any]] | None = getattr(
+        _together, "pending", None
+    )
     sql, columns = _update_of(type(instance), tuple(fields))
     values = [f.get_db_prep_save(f.pre_save(instance, False), connection) for f in columns]
+    if pending is not None:  # the values as they are now, a later save's over them
+        saved = pending.setdefault((type(instance), instance.pk), {})
+        saved.update(zip(fields, values, strict=True))
+        return
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, instance.pk])
+
+
+# The rows ``save`` was given inside the thread's ``saves_together`` block.
+_together = threading.local()
+
+
+@contextmanager
+def saves_together() -> Iterator[None]:
+    """``save`` inside this block writes when it ends, each row once with
+    every field saved to it (the values each ``save`` found), and on PostgreSQL
+    all the rows in one statement (each UPDATE in a ``WITH``): a reveal's seven
+    writes, two hands, two seats, the deal and the table, are one round trip.
+    Nothing inside may read those rows from the database, which has not got
+    them yet (the services read first, then write). Nothing is written when
+    the block raises: the transaction it runs in rolls back. A block inside
+    another is part of it."""
+    if getattr(_together, "pending", None) is not None:
+        yield
+        return
+    _together.pending = {}
+    try:
+        yield
+        pending = _together.pending
+    finally:
+        _together.pending = None
+    updates = [
+        (_update_of(model, tuple(saved))[0], [*saved.values(), pk])
+        for (model, pk), saved in pending.items()
+    ]
+    if not updates:
+        return
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and len(updates) > 1:
+            cursor.execute(
+                "WITH " + ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(updates))
+                + " SELECT 1",
+                [value for _, values in updates for value in values],
+            )
+            return
+        for sql, values in updates:
+            cursor.execute(sql, values)
 
 
 @cache

@@ -40,7 +40,7 @@ def luck_record(
             f"A luck estimate counts exactly {LUCK_SAMPLES} samples "
             f"(wins, pushes and losses add up to {sum(counts)})."  # type: ignore[arg-type]
         )
-    with transition(table_id, opened) as held:
+    with transition(table_id, opened) as held, sql.saves_together():
         table = held.table
         seat = held.seat_of(user)
         deal, hands = held.latest_deal()

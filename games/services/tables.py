@@ -231,7 +231,7 @@ def setting_lock(
     five cards not in front. A foul is refused, with the engine's explanation,
     unless ``confirm_foul``. When this completes both sides, the deal is
     revealed and settled in the same transaction."""
-    with transition(table_id, opened) as held:
+    with transition(table_id, opened) as held, sql.saves_together():
         seat = held.seat_of(user)
         before = flow_state(held, _locked(held))
         after = flow.lock(before, seat.number, deal_number=deal_number)

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.db.models import Model, signals
 from django.forms.models import model_to_dict
+from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import services, sql
@@ -174,3 +175,41 @@ def test_a_joined_row_with_no_child_has_none(player: User) -> None:
                        [table.pk])
     assert [(d.pk, h) for d, h in found] == [(deal.pk, None)]
     deal.delete()  # every deal has its two hands (the suite's ledger check)
+
+
+def test_saves_together_write_each_row_once_when_the_block_ends(player: User) -> None:
+    table = services.table_start(user=player, mode="solo")
+    seat = Seat.objects.get(table=table, number=0)
+    again = Seat.objects.get(pk=seat.pk)  # another object for the same row
+    with CaptureQueriesContext(connection) as captured, sql.saves_together():
+        seat.session_hands, seat.session_luck_points = 3, 30
+        sql.save(seat, ["session_hands", "session_luck_points"])
+        again.session_luck_points = 40  # the later save's value wins, as it would in order
+        sql.save(again, ["session_luck_points"])
+        table.version += 1
+        sql.save(table, ["version"])
+        with sql.saves_together():  # inside another: part of it
+            sql.save(table, ["updated_at"])
+        assert captured.captured_queries == []  # nothing written yet
+    stored = Seat.objects.get(pk=seat.pk)
+    assert (stored.session_hands, stored.session_luck_points) == (3, 40)
+    assert Table.objects.get(pk=table.pk).version == table.version
+    # Two rows: one statement on PostgreSQL, one UPDATE a row elsewhere.
+    assert len(captured.captured_queries) == {"postgresql": 1}.get(connection.vendor, 2)
+
+
+def test_saves_together_write_nothing_when_the_block_raises(player: User) -> None:
+    table = services.table_start(user=player, mode="solo")
+    seat = Seat.objects.get(table=table, number=0)
+
+    def refused() -> None:
+        with sql.saves_together():
+            seat.session_hands = 5
+            sql.save(seat, ["session_hands"])
+            raise ValueError("refused")
+
+    with pytest.raises(ValueError, match="refused"):
+        refused()
+    assert Seat.objects.get(pk=seat.pk).session_hands == 0
+    sql.save(seat, ["session_hands"])  # and the next save outside writes at once
+    assert Seat.objects.get(pk=seat.pk).session_hands == 5
