@@ -260,28 +260,43 @@ def other_connected(*, table_id: int, seat_number: int) -> bool:
 # times cheaper than the equivalent querysets (docs/benchmarks.md).
 
 
-def _read_seats(table_id: int) -> tuple[Table, list[Seat]]:
-    """The table and ``table_seats``."""
-    tables = sql.rows(Table, "SELECT * FROM {table} WHERE id = %s", [table_id])
+def _read_seats(table_id: int) -> tuple[Table, list[Seat], LatestDeal]:
+    """The table, ``table_seats`` and ``latest_deal``: one round trip on
+    PostgreSQL (``sql.read_all``)."""
+    tables, seats, latest = sql.read_all(
+        sql.rows_read(Table, "SELECT * FROM {table} WHERE id = %s", [table_id]),
+        table_seats_read(table_id=table_id),
+        latest_deal_read(table_id=table_id),
+    )
     if not tables:
         raise TableNotFound()
-    return tables[0], table_seats(table=tables[0])
+    return tables[0], seats_of(tables[0], seats), latest
 
 
 def table_seats(*, table: Table) -> list[Seat]:
     """The table's two seats by number, each with ``present`` (how many fresh
     presence rows: open sockets) and its user (only the username loaded): all
     a view needs of them, in one query (``services.table_open``
-    reads them so too, under the table's lock)."""
+    reads them so too, under the table's lock, with the latest deal)."""
+    found: list[Seat] = sql.read_all(table_seats_read(table_id=table.pk))[0]
+    return seats_of(table, found)
+
+
+def table_seats_read(*, table_id: int) -> sql.Read:
+    """``table_seats`` as a ``sql.Read`` (its seats then go through ``seats_of``)."""
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
-    seats = sql.rows(
+    return sql.rows_read(
         Seat,
         "SELECT s.*, u.username AS user_username, (SELECT count(*) FROM {presence} p"
         " WHERE p.seat_id = s.id AND p.last_seen >= %s) AS present"
         " FROM {seat} s LEFT JOIN {user} u ON u.id = s.user_id"
         " WHERE s.table_id = %s ORDER BY s.number",
-        [connection.ops.adapt_datetimefield_value(fresh), table.pk],
+        [connection.ops.adapt_datetimefield_value(fresh), table_id],
     )
+
+
+def seats_of(table: Table, seats: list[Seat]) -> list[Seat]:
+    """The seats ``table_seats_read`` read, with their table and users set."""
     user_model = get_user_model()
     for seat in seats:
         seat.table = table
@@ -299,7 +314,17 @@ def latest_deal(*, table_id: int) -> LatestDeal:
     """The table's latest deal (the one in progress, if any) and its hands by
     seat number: what every view shows. One statement, written once (one
     snapshot: the hands are those of the deal it reads)."""
-    found = sql.joined(Deal, Hand, _latest_deal_sql(), [table_id])
+    found: LatestDeal = sql.read_all(latest_deal_read(table_id=table_id))[0]
+    return found
+
+
+def latest_deal_read(*, table_id: int) -> sql.Read:
+    """``latest_deal`` as a ``sql.Read``."""
+    joined = sql.joined_read(Deal, Hand, _latest_deal_sql(), [table_id])
+    return joined._replace(build=lambda columns, fetched: _latest(joined.build(columns, fetched)))
+
+
+def _latest(found: list[tuple[Deal, Hand | None]]) -> LatestDeal:
     if not found:
         return None, []
     deal = found[0][0]
@@ -324,8 +349,7 @@ def _latest_deal_sql() -> str:
 def table_state(*, table_id: int, seat_number: int, base_url: str = "") -> dict[str, Any]:
     """Everything seat ``seat_number`` may see of a table now (resume included).
     ``base_url`` (e.g. ``https://example.org``) makes the host's invite link absolute."""
-    table, seats = _read_seats(table_id)
-    deal, hands = latest_deal(table_id=table.pk)
+    table, seats, (deal, hands) = _read_seats(table_id)
     return _seat_state(table, seats, deal, hands, seat_number, base_url)
 
 
@@ -336,9 +360,10 @@ class SeatView(NamedTuple):
 
 
 def table_states(*, table_id: int, base_url: str = "") -> list[SeatView]:
-    """``seat_views`` read now (three statements for both seats)."""
-    table, seats = _read_seats(table_id)
-    return seat_views(table=table, seats=seats, base_url=base_url)
+    """``seat_views`` read now (three statements for both seats, one round trip
+    on PostgreSQL)."""
+    table, seats, latest = _read_seats(table_id)
+    return seat_views(table=table, seats=seats, latest=latest, base_url=base_url)
 
 
 def seat_views(

@@ -235,9 +235,55 @@ def rows(model: type[M], template: str, params: Sequence[Any]) -> list[M]:
     backend's), with the row-to-model mapping worked out once per statement
     shape instead of once per query; columns that are no field of ``model``
     become attributes, as ``raw`` does."""
-    columns, fetched = _fetch(template, params)
-    mapping = _mapping(model, columns, connection.ops)
-    return [_instance(model, mapping, row) for row in fetched]
+    found: list[M] = read_all(rows_read(model, template, params))[0]
+    return found
+
+
+def rows_read(model: type[M], template: str, params: Sequence[Any]) -> Read:
+    """``rows`` as a ``Read``, for ``read_all``."""
+
+    def build(columns: tuple[str, ...], fetched: list[Any]) -> list[M]:
+        mapping = _mapping(model, columns, connection.ops)
+        return [_instance(model, mapping, row) for row in fetched]
+
+    return Read(template, params, build)
+
+
+class Read(NamedTuple):
+    """A statement (a ``statement`` template), its parameters, and how its
+    column names and rows become what the caller wants."""
+
+    template: str
+    params: Sequence[Any]
+    build: Callable[[tuple[str, ...], list[Any]], Any]
+
+
+def read_all(*reads: Read) -> list[Any]:
+    """Each read's result, in order. On PostgreSQL, with Django's client-side
+    binding, all are sent at once, one round trip (each statement still sees
+    the database as it begins, after the ones before it); elsewhere one
+    after another."""
+    if len(reads) == 1 or not reads_together():
+        return [read.build(*_fetch(read.template, read.params)) for read in reads]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "; ".join(statement(read.template) for read in reads),
+            [param for read in reads for param in read.params],
+        )
+        results: list[Any] = []
+        for read in reads:
+            if results and not cursor.nextset():
+                raise RuntimeError("a statement sent with others returned no result")
+            results.append(read.build(column_names(cursor), cursor.fetchall()))
+    return results
+
+
+def reads_together() -> bool:
+    """Whether ``read_all`` sends its statements at once. (Several in one
+    execute need psycopg's client-side binding, Django's default;
+    ``server_side_binding`` sends one prepared statement.)"""
+    options = connection.settings_dict.get("OPTIONS") or {}
+    return connection.vendor == "postgresql" and not options.get("server_side_binding")
 
 
 def _fetch(template: str, params: Sequence[Any]) -> tuple[tuple[str, ...], list[Any]]:
@@ -275,7 +321,20 @@ def joined(
     ``second`` is None in a row where its id is NULL (an outer join found
     none). Rows of ``first`` with the same id are one instance. One round
     trip where two statements would read the parent, then its children."""
-    columns, fetched = _fetch(template, params)
+    found: list[tuple[M, N | None]] = read_all(joined_read(first, second, template, params))[0]
+    return found
+
+
+def joined_read(first: type[M], second: type[N], template: str, params: Sequence[Any]) -> Read:
+    """``joined`` as a ``Read``, for ``read_all``."""
+    return Read(
+        template, params, lambda columns, fetched: _joined(first, second, columns, fetched)
+    )
+
+
+def _joined(
+    first: type[M], second: type[N], columns: tuple[str, ...], fetched: list[Any]
+) -> list[tuple[M, N | None]]:
     split = len(first._meta.concrete_fields)
     head = _mapping(first, columns[:split], connection.ops)
     tail = _mapping(second, columns[split:], connection.ops)

@@ -88,10 +88,22 @@ class OpenTable:
 
 
 def table_open(table_id: object) -> OpenTable:
-    """Lock the table row and read its seats (call inside a transaction)."""
-    table = table_lock(table_id)
-    first, second = selectors.table_seats(table=table)
-    return OpenTable(table, (first, second))
+    """Lock the table row and read its seats and latest deal (call inside a
+    transaction)."""
+    return _opened(table_lock(table_id))
+
+
+def _opened(table: Table) -> OpenTable:
+    """The locked table with its seats, and with its latest deal when both
+    reads go in one round trip (PostgreSQL: ``sql.read_all``): every
+    message's views show the deal, and the actions on it read it anyway.
+    Elsewhere the deal is read when it is first wanted (``latest_deal``)."""
+    reads = [selectors.table_seats_read(table_id=table.pk)]
+    if sql.reads_together():
+        reads.append(selectors.latest_deal_read(table_id=table.pk))
+    seats, *latest = sql.read_all(*reads)
+    first, second = selectors.seats_of(table, seats)
+    return OpenTable(table, (first, second), latest[0] if latest else None)
 
 
 def table_open_with(
@@ -110,8 +122,7 @@ def table_open_with(
     if not found:
         raise TableNotFound()
     table, rest = found[0]
-    first, second = selectors.table_seats(table=table)
-    return OpenTable(table, (first, second)), (None if all(v is None for v in rest) else rest)
+    return _opened(table), (None if all(v is None for v in rest) else rest)
 
 
 @contextmanager

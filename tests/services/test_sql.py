@@ -12,7 +12,7 @@ from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from games import services, sql
+from games import selectors, services, sql
 from games.models import Deal, Hand, Invite, Seat, Table
 from tests.support import friend_table, friends_mid_deal
 
@@ -213,3 +213,28 @@ def test_saves_together_write_nothing_when_the_block_raises(player: User) -> Non
     assert Seat.objects.get(pk=seat.pk).session_hands == 0
     sql.save(seat, ["session_hands"])  # and the next save outside writes at once
     assert Seat.objects.get(pk=seat.pk).session_hands == 5
+
+
+def test_reads_sent_together_give_what_each_gives_alone(player: User, friend: User) -> None:
+    table = friends_mid_deal(player, friend)
+    reads = (
+        sql.rows_read(Table, "SELECT * FROM {table} WHERE id = %s", [table.pk]),
+        selectors.table_seats_read(table_id=table.pk),
+        selectors.latest_deal_read(table_id=table.pk),
+    )
+    alone = [sql.read_all(read)[0] for read in reads]
+    with CaptureQueriesContext(connection) as captured:
+        together = sql.read_all(*reads)
+    # One round trip on PostgreSQL; one after another elsewhere.
+    assert len(captured.captured_queries) == {"postgresql": 1}.get(connection.vendor, 3)
+    (tables, seats, (deal, hands)), (tables0, seats0, (deal0, hands0)) = together, alone
+    assert [model_to_dict(t) for t in tables] == [model_to_dict(t) for t in tables0]
+    assert [(model_to_dict(s), s.present) for s in seats] == [
+        (model_to_dict(s), s.present) for s in seats0
+    ]
+    assert deal is not None
+    assert deal0 is not None
+    assert (model_to_dict(deal), [model_to_dict(h) for h in hands]) == (
+        model_to_dict(deal0), [model_to_dict(h) for h in hands0]
+    )
+    assert len(hands) == 2
