@@ -31,7 +31,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import engine, idle_cpu, selectors
+from . import engine, idle_cpu
 from .engine.cost import decision_cost
 from .models import (
     ClientMessage,
@@ -164,9 +164,8 @@ def _audits_save(checked: list[tuple[Hand, dict[str, Any]]]) -> set[int]:
     Under the lock of every table concerned, like every change of what a seat
     may see: a view that still showed an estimate as being checked was read
     in a transaction that committed before this one, so its version is at
-    most the one of the view read below, which the other seat's sockets are
-    sent as it is (``broadcast.views_changed``) and a socket drops the older
-    one if it arrives later. The tables are locked in id order, so two batches that
+    most the one the refresh below reads, and a socket drops it (a refresh is
+    always sent). The tables are locked in id order, so two batches that
     share tables never deadlock; every audit row is written under its
     table's lock, so one that is not there now is not written meanwhile.
     One transaction and one round of pushes for a batch of hands
@@ -186,30 +185,17 @@ def _audits_save(checked: list[tuple[Hand, dict[str, Any]]]) -> set[int]:
         )
         new = [(hand, result) for hand, result in checked if hand.pk not in there]
         LuckAudit.objects.bulk_create(LuckAudit(hand_id=hand.pk, **result) for hand, result in new)
-        told = {
-            (hand.deal.table_id, 1 - hand.seat_number)
-            for hand, _ in new
-            if tables[hand.deal.table_id].mode == Table.Mode.FRIEND
-        }
-        broadcast.views_changed(views=_views_of(tables, told))
+        broadcast.seats_changed(
+            seats=[
+                (tables[hand.deal.table_id], 1 - hand.seat_number)
+                for hand, _ in new
+                if tables[hand.deal.table_id].mode == Table.Mode.FRIEND
+            ]
+        )
     for hand, result in new:
         if not result["ok"]:
             log.warning("luck estimate of hand %s flagged: %s", hand.pk, result["reason"])
     return {hand.pk for hand, _ in new}
-
-
-def _views_of(
-    tables: dict[int, Table], seats: set[tuple[int, int]]
-) -> list[tuple[Table, selectors.SeatView]]:
-    """The views of the given ``(table id, seat number)`` seats, read now
-    (in the caller's transaction, under the tables' locks): one read of a
-    table for its seats, so the seats' sockets need not read them again
-    (docs/benchmarks.md, thirteenth round)."""
-    views: list[tuple[Table, selectors.SeatView]] = []
-    for table_id in sorted({table_id for table_id, _ in seats}):
-        read = selectors.table_states(table_id=table_id)
-        views.extend((tables[table_id], v) for v in read if (table_id, v.number) in seats)
-    return views
 
 
 def luck_verify_many(*, hand_ids: list[int]) -> list[str | None]:

@@ -15,7 +15,6 @@ from channels.layers import get_channel_layer
 from accounts.models import User
 from games import services
 from games.models import Deal, Hand, Table
-from games.realtime.consumer import TableConsumer
 from tests.sockets import Seat_, assert_no_leak, hidden_cards, join
 from tests.support import STRONG, WEAK, deck_with, house_front
 
@@ -144,45 +143,6 @@ async def test_a_view_older_than_the_last_one_sent_is_dropped(
     newest = {**older, "table": {**newer["table"], "version": version + 1}}
     await layer.group_send(f"{table.group_name}.1", pushed_view(newest, shape))
     assert (await grace.receive())["table"]["version"] == version + 1
-    await ada.close()
-    await grace.close()
-
-
-async def test_a_refresh_that_carries_its_view_is_sent_as_it_is_unless_older(
-    player: User, friend: User, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A luck check's refresh carries the seat's view read under the table's
-    lock (``broadcast.views_changed``): the socket sends it without reading
-    its own, at the version it already sent too (a check leaves the version
-    as it is), never at an older one; a bare refresh is still read."""
-    table, ada, grace, _ = await both_seated(player, friend)
-    await ada.send({"type": "stake", "amount": 5})
-    sent_last = await grace.receive()
-    sent_last.pop("type")
-    version = sent_last["table"]["version"]
-    layer = get_channel_layer()
-    group = f"{table.group_name}.1"
-
-    def carrying(version: int, stake: int) -> dict[str, Any]:
-        state = {**sent_last, "table": {**sent_last["table"], "version": version, "stake": stake}}
-        return {
-            "type": "table.refresh", "origin": None,
-            "text": json.dumps({"type": "state", **state}),
-            "version": version, "connected": True,
-        }
-
-    def no_read(self: Any) -> dict[str, Any]:
-        raise AssertionError("a refresh that carries its view is not read again")
-
-    with monkeypatch.context() as patched:
-        patched.setattr(TableConsumer, "read_state", no_read)
-        await layer.group_send(group, carrying(version, 77))
-        assert (await grace.receive())["table"]["stake"] == 77
-        await layer.group_send(group, carrying(version - 1, 66))
-        assert await grace.nothing_more()
-    await layer.group_send(group, {"type": "table.refresh", "origin": None})
-    assert (await grace.receive())["table"]["stake"] is None  # read: nothing agreed yet
-    assert await ada.nothing_more()
     await ada.close()
     await grace.close()
 
