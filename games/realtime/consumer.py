@@ -477,6 +477,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.check_session()
         return self.read_state()
 
+    def read_state_reconnecting(self) -> dict[str, Any]:
+        """``read_state`` (reads only, safe to run twice), once more on a new
+        connection when the thread's connection had died: no health check's
+        ``SELECT 1`` before it (``db``'s ``opens_with_read``), one round trip
+        fewer for every refresh a socket answers."""
+        return reconnecting(self.read_state)
+
     def read_state(self) -> dict[str, Any]:
         return selectors.table_state(
             table_id=self.table_id, seat_number=self.seat_number, base_url=self.base_url
@@ -490,7 +497,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         state: dict[str, Any] | None = None,
     ) -> None:
         if state is None:
-            state = await db(self.read_state)()
+            state = await db(self.read_state_reconnecting, opens_with_read=True)()
         self.other_connected = state["seats"]["other"]["connected"]
         self.version_sent = max(self.version_sent, state["table"]["version"])
         frame = {"type": "state", **state}

@@ -8,12 +8,13 @@ of ``SOCKET_DB_THREADS`` instead, each thread with its own connection.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+import contextvars
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
+from functools import cache, partial
 from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
 
@@ -34,7 +35,7 @@ def stop_db_threads() -> None:
         _db_threads.cache_clear()
 
 
-def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[..., Any]:
+def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[..., Awaitable[T]]:
     """``func`` run off the event loop on the sockets' database threads.
 
     Channels' default (``thread_sensitive``) runs every database call of a
@@ -43,6 +44,14 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
     one whole service transaction or one read, independent of the others, so
     they can run side by side; one socket's own calls still run in order,
     because a consumer awaits each before handling its next message.
+
+    The hop is the event loop's own ``run_in_executor`` with the caller's
+    context copied, as asgiref's ``sync_to_async(thread_sensitive=False)``
+    does it, without the wrapper object it builds and inspects for every
+    call (about 3% of a web process's CPU under load: docs/benchmarks.md,
+    fourteenth round). Like it, a cancelled caller (a socket closing) drops
+    a call that has not started and lets one that runs finish: a transaction
+    is never cut short.
 
     Like Channels' ``database_sync_to_async``, it drops a connection that
     failed or outlived ``CONN_MAX_AGE`` before and after each call; unlike it,
@@ -68,7 +77,18 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
         finally:
             close_old_connections()
 
-    return sync_to_async(call, thread_sensitive=False, executor=_db_threads())
+    async def run(*args: Any, **kwargs: Any) -> T:
+        context = contextvars.copy_context()
+        done = asyncio.get_running_loop().run_in_executor(
+            _db_threads(), partial(context.run, call, *args, **kwargs)
+        )
+        try:
+            return await asyncio.shield(done)
+        except asyncio.CancelledError:
+            done.cancel()  # a call not started yet never starts
+            raise
+
+    return run
 
 
 def reconnecting(read: Callable[[], T]) -> T:

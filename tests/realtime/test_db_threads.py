@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
@@ -18,7 +19,7 @@ from accounts.models import User
 from games import services
 from games.engine.errors import StakeTooHigh
 from games.models import ClientMessage, Presence, Seat, Table
-from games.realtime import consumer, db_threads, presence
+from games.realtime import broadcast, consumer, db_threads, presence
 from games.realtime.apply import message_apply
 from games.realtime.messages import Message
 from tests.sockets import join
@@ -274,6 +275,73 @@ async def test_the_first_message_after_the_database_dropped_the_connection_is_an
     assert answer["table"]["proposal"]["amount"] == 5
     assert await db_threads.db(_backend_pid)() != backend  # it ran on a new connection
     await ada.close()
+
+
+async def test_a_refresh_is_read_with_no_health_check_round_trip(
+    player: User, friend: User, pool_of: Any, usable_checks: list[str], kept_connections: None
+) -> None:
+    # A luck check (or a page) tells a seat to refresh: the socket reads its
+    # view, whose first statement reconnects by itself; a SELECT 1 before it
+    # would be one more round trip for every refresh.
+    pool_of(1)
+    table = await database_sync_to_async(friend_table)(player, friend)
+    ada, _ = await join(player, table.pk)
+    usable_checks.clear()
+    await get_channel_layer().group_send(f"{table.group_name}.0", broadcast.refresh_event())
+    refreshed = await ada.receive()
+    assert refreshed["type"] == "state"
+    assert usable_checks == []
+    await ada.close()
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="needs a server that can drop a connection"
+)
+async def test_a_refresh_after_the_database_dropped_the_connection_is_answered(
+    player: User, friend: User, pool_of: Any, kept_connections: None
+) -> None:
+    pool_of(1)
+    table = await database_sync_to_async(friend_table)(player, friend)
+    ada, _ = await join(player, table.pk)
+    backend = await db_threads.db(_backend_pid)()
+    await database_sync_to_async(_terminate)(backend)
+    await get_channel_layer().group_send(f"{table.group_name}.0", broadcast.refresh_event())
+    refreshed = await ada.receive()
+    assert refreshed["type"] == "state", refreshed
+    assert refreshed["table"]["id"] == table.pk
+    assert await db_threads.db(_backend_pid)() != backend  # it ran on a new connection
+    await ada.close()
+
+
+async def test_a_call_cancelled_before_it_starts_never_runs(pool_of: Any) -> None:
+    # A socket that closes while its call waits for a thread drops the call
+    # (asgiref's sync_to_async did the same); one already running finishes.
+    pool_of(1)
+    started = threading.Event()
+    release = threading.Event()
+    ran: list[str] = []
+
+    def hold() -> None:
+        started.set()
+        release.wait(10)
+        ran.append("held")
+
+    def queued() -> None:
+        ran.append("queued")
+
+    holding = asyncio.ensure_future(db_threads.db(hold)())
+    await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
+    waiting = asyncio.ensure_future(db_threads.db(queued)())
+    await asyncio.sleep(0.05)
+    holding.cancel()
+    waiting.cancel()
+    for task in (holding, waiting):
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    await asyncio.sleep(0.05)  # the cancel reaches the thread pool's queue
+    release.set()
+    await db_threads.db(lambda: None)()  # the pool has run all it was given
+    assert ran == ["held"]
 
 
 def _last_seen() -> Any:
