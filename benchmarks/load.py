@@ -701,6 +701,16 @@ def report(row: dict[str, Any]) -> str:
     )
 
 
+def run_loop(name: str) -> Any:
+    """How the generator runs its coroutine: ``asyncio.run`` on uvloop's loop
+    or on the standard library's."""
+    if name == "asyncio":
+        return asyncio.run
+    import uvloop
+
+    return uvloop.run
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, nargs="+", default=[50, 200, 500])
@@ -751,6 +761,12 @@ def main() -> None:
         help="one Celery worker a queue (the default queue and the decision costs',"
         " as docker-compose.yml runs them) or one worker on both",
     )
+    parser.add_argument(
+        "--loop", choices=("uvloop", "asyncio"), default="uvloop",
+        help="the load generator's own event loop: uvloop (the default since the"
+        " fourteenth round: the generator shares the two cores with the server, so"
+        " its CPU is the server's loss) or the standard library's, as before",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument(
         "--app",
@@ -766,6 +782,7 @@ def main() -> None:
         f"--servers {args.servers} --pace {args.pace} "
         f"--think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
         + ("" if args.ramp is None else f" --ramp {args.ramp:g}")
+        + ("" if args.loop == "uvloop" else f" --loop {args.loop}")
     )
     print(
         time.strftime("%Y-%m-%d %H:%M %Z"),
@@ -785,7 +802,7 @@ def main() -> None:
             for n in args.tables:
                 tables = seed_tables(n, f"{int(time.time())}-{n}-{think:g}")
                 vacuum(args)
-                row = asyncio.run(
+                row = run_loop(args.loop)(
                     run_load(
                         tables,
                         ports,
