@@ -10,7 +10,8 @@ table page names hands, warns of a foul, offers the house way and coaches
 from the first frame, without waiting for the engine to load on the device.
 
 A guide depends only on the seven cards, so it is computed once per hand
-(memoised by the sorted deck indices) however many frames are built.
+(memoised by the sorted deck indices) however many frames are built; its
+JSON rows too, which each frame copies (a frame owns its dicts and lists).
 """
 
 from __future__ import annotations
@@ -18,19 +19,23 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from .cards import RANK_WORDS, codes, parse_indices
 from .hands import (
     FLUSH,
     FOUR_OF_A_KIND,
     FRONT_POSITIONS,
+    FRONT_VALUES,
     HIGH_CARD,
     PAIR,
+    RANK_KEY,
+    SUIT_KEY,
     THREE_OF_A_KIND,
     TWO_PAIR,
+    back_value_from_keys,
     back_value_of,
     foul_reason_of_values,
-    front_value_of,
     name_of_back_value,
     name_of_front_value,
 )
@@ -127,6 +132,9 @@ class GuidedSetting:
         return self.foul_reason is not None
 
 
+_NOT_IN_HAND = "That front is not two of these seven cards."
+
+
 @dataclass(frozen=True)
 class Guide:
     """A hand's 21 settings (fronts in lexicographic deck order, as
@@ -150,35 +158,133 @@ class Guide:
         for s in self.settings:
             if s.front == wanted:
                 return s
-        raise ValueError("That front is not two of these seven cards.")
+        raise ValueError(_NOT_IN_HAND)
 
 
-def _cmp(a: int, b: int) -> int:
-    return (a > b) - (a < b)
+# The 21 settings as positions in seven sorted cards, in FRONT_POSITIONS
+# order: the front's two, then the back's five.
+_LAYOUT: tuple[tuple[int, ...], ...] = tuple(
+    (i, j, *(k for k in range(7) if k != i and k != j)) for i, j in FRONT_POSITIONS
+)
+# The smallest back value of two pair: no back at or above it can be fouled.
+_TWO_PAIR_MIN = TWO_PAIR << 20
+
+
+@functools.lru_cache(maxsize=16384)
+def _back_names(value: int) -> tuple[str, str]:
+    """A back value's name, and the same name lower-cased (the coach's plain words)."""
+    name = _back_name(value)
+    return name, _lower(name)
+
+
+# back_words both ways of two different backs whose names tie, by their rank
+# slots down to the one that decides and that slot's shift (nothing else
+# changes the words). Bounded: emptied when full.
+_TIED_WORDS: dict[tuple[int, int, int], tuple[str, str]] = {}
+_TIED_WORDS_MAX = 16384
+
+
+def _tied_back_words(value: int, other: int) -> tuple[str, str]:
+    """``(back_words(value, other), back_words(other, value))`` for two
+    different backs with the same name (memoised)."""
+    shift = ((value ^ other).bit_length() - 1) & ~3  # the deciding slot's shift
+    key = (value >> shift, other >> shift, shift)
+    words = _TIED_WORDS.get(key)
+    if words is None:
+        if len(_TIED_WORDS) >= _TIED_WORDS_MAX:
+            _TIED_WORDS.clear()
+        words = _TIED_WORDS[key] = (back_words(value, other), back_words(other, value))
+    return words
+
+
+# Foul sentences ("" when legal) by front value and the back's category and
+# top two ranks: a back that can be fouled is below two pair, and the
+# sentence names it by no more than those (hands.foul_reason_of_values).
+# Bounded: emptied when full.
+_FOUL_REASONS: dict[int, str] = {}
+_FOUL_REASONS_MAX = 16384
+
+
+def _foul_reason(fv: int, bv: int) -> str | None:
+    """``foul_reason_of_values(fv, bv)`` (memoised)."""
+    if bv >= _TWO_PAIR_MIN:
+        return None
+    key = fv << 24 | bv >> 12  # an int: no tuple made
+    reason = _FOUL_REASONS.get(key)
+    if reason is None:
+        if len(_FOUL_REASONS) >= _FOUL_REASONS_MAX:
+            _FOUL_REASONS.clear()
+        reason = _FOUL_REASONS[key] = foul_reason_of_values(fv, bv) or ""
+    return reason or None
 
 
 @functools.lru_cache(maxsize=4096)
 def guide_of_indices(hand: tuple[int, ...]) -> Guide:
-    """The guide of seven sorted deck indices (memoised; internal)."""
+    """The guide of seven sorted deck indices (memoised; internal).
+
+    The same guide as reading each setting's two and five cards in turn, from
+    the hand's summed card keys less each front's two; the kickers are worked
+    out only for backs whose names tie.
+
+    >>> g = guide_of_indices(parse_indices("As Ah 8d 8c Ks 7h 4d"))
+    >>> g.row, g.house_way.front, g.settings[0].front, g.settings[0].back
+    ('two-pair-split', ('8d', '8c'), ('As', 'Ks'), ('Ah', '7h', '8d', '4d', '8c'))
+    >>> g.settings[0].back_name, g.settings[0].back_cmp, g.settings[0].back_words
+    ('Pair of eights', -1, ('pair of eights', 'pair of aces'))
+    """
     (a, b), row = house_way_indices(hand)
-    hw_fv = front_value_of((a, b))
-    hw_bv = back_value_of(tuple(c for c in hand if c != a and c != b))
+    rank_key = suit_key = 0
+    for c in hand:
+        rank_key += RANK_KEY[c]
+        suit_key += SUIT_KEY[c]
+    hw_fv = FRONT_VALUES[a][b]
+    hw_bv = back_value_from_keys(rank_key - RANK_KEY[a] - RANK_KEY[b],
+                                 suit_key - SUIT_KEY[a] - SUIT_KEY[b])
+    hw_name, hw_words = _back_names(hw_bv)
     named = codes(hand)
     settings = []
-    for i, j in FRONT_POSITIONS:
-        front = (hand[i], hand[j])
-        rest = [k for k in range(7) if k != i and k != j]
-        fv, bv = front_value_of(front), back_value_of([hand[k] for k in rest])
-        reason = foul_reason_of_values(fv, bv)
-        same = front == (a, b)
+    for i, j, p, q, r, s, t in _LAYOUT:
+        ci, cj = hand[i], hand[j]
+        fv = FRONT_VALUES[ci][cj]
+        bv = back_value_from_keys(rank_key - RANK_KEY[ci] - RANK_KEY[cj],
+                                  suit_key - SUIT_KEY[ci] - SUIT_KEY[cj])
+        name, words = _back_names(bv)
+        # The fields in order, positional (keywords cost more, 21 times a hand).
         settings.append(GuidedSetting(
-            front=(named[i], named[j]), back=tuple(named[k] for k in rest),
-            front_name=_front_name(fv), back_name=_back_name(bv),
-            foul_reason=reason, house_way=same,
-            front_cmp=_cmp(fv, hw_fv), back_cmp=_cmp(bv, hw_bv),
-            back_words=(back_words(bv, hw_bv), back_words(hw_bv, bv)),
+            (named[i], named[j]),  # front
+            (named[p], named[q], named[r], named[s], named[t]),  # back
+            _front_name(fv),
+            name,  # back_name
+            _foul_reason(fv, bv),
+            ci == a and cj == b,  # house_way
+            (fv > hw_fv) - (fv < hw_fv),  # front_cmp
+            (bv > hw_bv) - (bv < hw_bv),  # back_cmp
+            # back_words: the kickers are named only when the names tie but the backs do not.
+            _tied_back_words(bv, hw_bv) if name == hw_name and bv != hw_bv
+            else (words, hw_words),
         ))
     return Guide(settings=tuple(settings), row=row, reason=REASONS[row])
+
+
+@functools.lru_cache(maxsize=8192)
+def _parsed(cards: str | tuple[str, ...], count: int) -> tuple[int, ...]:
+    return parse_indices(cards, count=count)
+
+
+def _indices(cards: str | Iterable[str], count: int) -> tuple[int, ...]:
+    """``parse_indices(cards, count=count)``, memoised by the cards as given
+    (a str, or the items of any other iterable, read once as parse_indices
+    reads them)."""
+    if isinstance(cards, str):
+        if type(cards) is not str:  # a subclass could hash or compare its own way
+            return parse_indices(cards, count=count)
+        given: str | tuple[str, ...] = cards
+    else:
+        given = tuple(cards)
+    try:
+        return _parsed(given, count)
+    except TypeError:  # an unhashable item: parse_indices says what is wrong
+        return parse_indices(given, count=count)
 
 
 def hand_guide(seven: str | Iterable[str]) -> Guide:
@@ -203,11 +309,11 @@ def hand_guide(seven: str | Iterable[str]) -> Guide:
     >>> g.setting(["Qd", "7c"]).back_words
     ('pair of nines, king kicker', 'pair of nines, seven kicker')
     """
-    return guide_of_indices(parse_indices(seven, count=7))
+    return guide_of_indices(_indices(seven, 7))
 
 
 def _setting_json(s: GuidedSetting) -> dict[str, object]:
-    # Built for every frame while a seat chooses: what is mostly absent is left out.
+    # What is mostly absent is left out.
     out: dict[str, object] = {
         "front": list(s.front), "front_name": s.front_name, "back_name": s.back_name,
         "front_cmp": s.front_cmp, "back_cmp": s.back_cmp,
@@ -221,6 +327,29 @@ def _setting_json(s: GuidedSetting) -> dict[str, object]:
     return out
 
 
+class _ViewRows:
+    """A hand's guide as JSON rows, built once: the house way's and the 21
+    settings' (FRONT_POSITIONS order), and each setting's row by its front.
+    Frames get copies (guide_view)."""
+
+    __slots__ = ("by_front", "house_way", "settings")
+
+    def __init__(self, hand: tuple[int, ...]) -> None:
+        g = guide_of_indices(hand)
+        hw = g.house_way
+        self.house_way: dict[str, Any] = {
+            "front": list(hw.front), "back": list(hw.back),
+            "front_name": hw.front_name, "back_name": hw.back_name,
+            "row": g.row, "reason": g.reason}
+        self.settings: tuple[dict[str, Any], ...] = tuple(_setting_json(s) for s in g.settings)
+        self.by_front: dict[tuple[int, ...], dict[str, Any]] = {
+            (hand[i], hand[j]): row
+            for (i, j), row in zip(FRONT_POSITIONS, self.settings, strict=True)}
+
+
+_view_rows = functools.lru_cache(maxsize=2048)(_ViewRows)
+
+
 def guide_view(
     seven: str | Iterable[str], front: str | Iterable[str] | None = None
 ) -> dict[str, object]:
@@ -231,7 +360,8 @@ def guide_view(
     setting's back is the other five cards; ``foul_reason`` is there only when
     it fouls, ``house_way`` (true) only on the house way's setting, and
     ``back_words`` only when the two backs' names are the same but the backs
-    are not (the kicker named).
+    are not (the kicker named). The rows are built once per hand and copied
+    for each call, with their lists: a frame owns all of its dicts and lists.
 
     >>> view = guide_view("As Ah 8d 8c Ks 7h 4d")
     >>> len(view["settings"]), view["house_way"]["row"], view["house_way"]["front"]
@@ -242,13 +372,28 @@ def guide_view(
 'front_cmp': 0, 'back_cmp': 0, 'house_way': True}]
     >>> guide_view("9s 9h Ks Qd 7c 5d 2h", "Qd 7c")["settings"][0]["back_words"]
     ['pair of nines, king kicker', 'pair of nines, seven kicker']
+    >>> locked["settings"][0]["front"].clear()
+    >>> guide_view("As Ah 8d 8c Ks 7h 4d", "8d 8c")["settings"][0]["front"]
+    ['8d', '8c']
     """
-    g = hand_guide(seven)
-    hw = g.house_way
-    chosen = g.settings if front is None else (g.setting(front),)
-    return {
-        "house_way": {"front": list(hw.front), "back": list(hw.back),
-                      "front_name": hw.front_name, "back_name": hw.back_name,
-                      "row": g.row, "reason": g.reason},
-        "settings": [_setting_json(s) for s in chosen],
-    }
+    rows = _view_rows(_indices(seven, 7))
+    if front is None:
+        chosen = rows.settings
+    else:
+        row = rows.by_front.get(_indices(front, 2))
+        if row is None:
+            raise ValueError(_NOT_IN_HAND)
+        chosen = (row,)
+    # The frame's own copy of every dict and list: a setting's lists are its
+    # front and, when there, its back_words (_setting_json).
+    settings = []
+    for row in chosen:
+        copied = row.copy()
+        copied["front"] = row["front"].copy()
+        if "back_words" in row:
+            copied["back_words"] = row["back_words"].copy()
+        settings.append(copied)
+    house_way = rows.house_way.copy()
+    house_way["front"] = house_way["front"].copy()
+    house_way["back"] = house_way["back"].copy()
+    return {"house_way": house_way, "settings": settings}

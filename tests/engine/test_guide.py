@@ -3,8 +3,14 @@ page's engine ops, only the seat's own cards, and the coach's wording."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 import re
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -18,11 +24,23 @@ from games.engine import (
     deal_hands,
     guide_view,
     hand_guide,
+    hands,
     house_way,
     seat_view,
     shuffle_deck,
 )
-from games.engine.guide import guide_of_indices
+from games.engine.cards import JOKER, codes, parse_indices
+from games.engine.guide import Guide, GuidedSetting, back_words, guide_of_indices
+from games.engine.hands import (
+    FRONT_POSITIONS,
+    TWO_PAIR,
+    back_value_of,
+    foul_reason_of_values,
+    front_value_of,
+    name_of_back_value,
+    name_of_front_value,
+)
+from games.engine.house_way import REASONS, house_way_indices, reference_indices
 from tests.conftest import REPO
 
 seven_cards = st.lists(st.sampled_from(DECK), min_size=7, max_size=7, unique=True)
@@ -183,3 +201,218 @@ def test_the_client_tests_guide_fixture_is_the_engines_answer() -> None:
     assert len(fixture["hands"]) == 3
     for hand in fixture["hands"]:
         assert hand["guide"] == guide_view(hand["cards"], hand.get("front"))
+
+
+# The guide as it was computed before it was made fast (each setting's two and
+# five cards read in turn, the kickers worked out for every back, the JSON
+# rows built on every call): the reference the fast guide must equal.
+def _reference_guide(hand: tuple[int, ...]) -> Guide:
+    (a, b), row = house_way_indices(hand)
+    hw_fv = front_value_of((a, b))
+    hw_bv = back_value_of(tuple(c for c in hand if c != a and c != b))
+    named = codes(hand)
+    settings = []
+    for i, j in FRONT_POSITIONS:
+        front = (hand[i], hand[j])
+        rest = [k for k in range(7) if k != i and k != j]
+        fv, bv = front_value_of(front), back_value_of([hand[k] for k in rest])
+        reason = foul_reason_of_values(fv, bv)
+        same = front == (a, b)
+        settings.append(GuidedSetting(
+            front=(named[i], named[j]), back=tuple(named[k] for k in rest),
+            front_name=name_of_front_value(fv), back_name=name_of_back_value(bv),
+            foul_reason=reason, house_way=same,
+            front_cmp=(fv > hw_fv) - (fv < hw_fv), back_cmp=(bv > hw_bv) - (bv < hw_bv),
+            back_words=(back_words(bv, hw_bv), back_words(hw_bv, bv)),
+        ))
+    return Guide(settings=tuple(settings), row=row, reason=REASONS[row])
+
+
+def _reference_setting_json(s: GuidedSetting) -> dict[str, object]:
+    out: dict[str, object] = {
+        "front": list(s.front), "front_name": s.front_name, "back_name": s.back_name,
+        "front_cmp": s.front_cmp, "back_cmp": s.back_cmp,
+    }
+    if s.foul_reason is not None:
+        out["foul_reason"] = s.foul_reason
+    if s.house_way:
+        out["house_way"] = True
+    if s.back_words[0] != s.back_name[:1].lower() + s.back_name[1:]:
+        out["back_words"] = list(s.back_words)
+    return out
+
+
+def _reference_view(
+    seven: str | Iterable[str], front: str | Iterable[str] | None = None
+) -> dict[str, object]:
+    g = _reference_guide(parse_indices(seven, count=7))
+    hw = g.house_way
+    chosen = g.settings if front is None else (g.setting(front),)
+    return {
+        "house_way": {"front": list(hw.front), "back": list(hw.back),
+                      "front_name": hw.front_name, "back_name": hw.back_name,
+                      "row": g.row, "reason": g.reason},
+        "settings": [_reference_setting_json(s) for s in chosen],
+    }
+
+
+def _sorted(cards: list[int]) -> tuple[int, ...]:
+    return tuple(sorted(cards))
+
+
+# Seven of the 53 cards; seven with the joker; seven of two suits and the
+# joker (flushes, straight flushes and backs whose names tie, often).
+any_seven = st.one_of(
+    st.lists(st.integers(0, 52), min_size=7, max_size=7, unique=True).map(_sorted),
+    st.lists(st.integers(0, 51), min_size=6, max_size=6, unique=True).map(
+        lambda cards: _sorted([*cards, JOKER])),
+    st.lists(st.sampled_from([*range(26), JOKER]), min_size=7, max_size=7, unique=True).map(
+        _sorted),
+)
+
+
+@given(any_seven)
+@settings(max_examples=1500, database=None)
+def test_a_guide_computed_fast_equals_the_reference_for_any_seven_cards(
+    hand: tuple[int, ...],
+) -> None:
+    expected = _reference_guide(hand)
+    fast = guide_of_indices.__wrapped__(hand)
+    assert fast == expected
+    assert [vars(s) for s in fast.settings] == [vars(s) for s in expected.settings]
+    assert all(type(s) is GuidedSetting for s in fast.settings)
+    assert guide_of_indices(hand) == expected  # memoised or not
+
+
+def _dumped(view: dict[str, object]) -> str:
+    return json.dumps(view)  # key order too: a frame's bytes must not change
+
+
+@given(any_seven, st.randoms(use_true_random=False))
+@settings(max_examples=500, database=None)
+def test_a_guide_view_equals_the_reference_with_and_without_a_front(
+    hand: tuple[int, ...], rng: random.Random,
+) -> None:
+    cards = codes(hand)
+    shuffled = list(cards)
+    rng.shuffle(shuffled)
+    expected = _reference_view(cards)
+    # A seat's tuple (memoised parsing), a list in any order, a typed string.
+    for seven in (cards, shuffled, " ".join(shuffled).lower()):
+        assert _dumped(guide_view(seven)) == _dumped(expected)
+    for i, j in FRONT_POSITIONS:
+        front = (cards[i], cards[j])
+        expected = _reference_view(cards, front)
+        assert _dumped(guide_view(cards, front)) == _dumped(expected)
+        assert _dumped(guide_view(shuffled, [front[1], front[0]])) == _dumped(expected)
+    assert guide_view(cards, f"{cards[6]} {cards[0]}") == _reference_view(cards, cards[::6])
+
+
+@pytest.mark.parametrize(("seven", "front"), [
+    (("As", "Ah", "8d", "8c", "Ks", "7h", "4d"), ("2c", "3c")),  # not of the hand
+    (("As", "Ah", "8d", "8c", "Ks", "7h", "4d"), ("As", "As")),  # twice
+    (("As", "Ah", "8d", "8c", "Ks", "7h", "4d"), ("As",)),  # one card
+    (("As", "Ah", "8d", "8c", "Ks", "7h", "4x"), None),  # not a card
+    (("As", "Ah", "8d", "8c", "Ks", "7h", ["4d"]), None),  # not text (and unhashable)
+    (("As", "Ah", "8d", "8c", "Ks", "7h", 4), None),  # not text
+    (("As", "Ah", "8d", "8c", "Ks", "7h"), None),  # six cards
+    ("As Ah 8d 8c Ks 7h 7h", None),  # a card twice
+])
+def test_a_guide_view_refuses_what_it_refused_before_in_the_same_words(
+    seven: Any, front: Any,
+) -> None:
+    try:
+        _reference_view(seven, front)
+    except ValueError as error:  # a CardError, or the front's sentence
+        expected = error
+    else:
+        pytest.fail("the reference took it")
+    for _ in range(2):  # and again, once the hand's parsing is memoised
+        with pytest.raises(type(expected), match=f"^{re.escape(str(expected))}$"):
+            guide_view(seven, front)
+
+
+def _containers(value: object) -> Iterator[object]:
+    """Every dict and list in a JSON-ready value, itself included."""
+    if isinstance(value, dict):
+        yield value
+        for item in value.values():
+            yield from _containers(item)
+    elif isinstance(value, list):
+        yield value
+        for item in value:
+            yield from _containers(item)
+
+
+@pytest.mark.parametrize("cards", ["9s 9h Ks Qd 7c 5d 2h", "As Ah 8d 8c Ks 7h 4d"])
+@pytest.mark.parametrize("locked", [False, True])
+def test_each_frame_owns_every_dict_and_list_of_its_guide(cards: str, locked: bool) -> None:
+    seven = tuple(cards.split())
+    front = tuple(cards.split()[2:4]) if locked else None
+    first, second = guide_view(seven, front), guide_view(seven, front)
+    assert first == second
+    assert not {id(c) for c in _containers(first)} & {id(c) for c in _containers(second)}
+    pristine = json.dumps(first)
+    for container in list(_containers(first)):  # a frame changed after it was built
+        if isinstance(container, dict):
+            for key in container:
+                container[key] = "changed"
+        else:
+            assert isinstance(container, list)
+            container.append("changed")
+    assert json.dumps(guide_view(seven, front)) == pristine
+    assert json.dumps(second) == pristine
+
+
+def test_a_foul_sentence_is_memoised_by_the_backs_top_two_ranks_only() -> None:
+    """The guide keeps foul sentences by front value and the back's category
+    and top two ranks: every back sharing those gets the same sentence."""
+    hands.warm_tables()
+    below_two_pair = sorted({v for v in [*hands._RANK_TABLE.values(),
+                                         *hands._FLUSH_TABLE.values()] if v >> 20 < TWO_PAIR})
+    groups: dict[int, list[int]] = {}
+    for value in below_two_pair:
+        groups.setdefault(value >> 12, []).append(value)
+    fronts = sorted({hands.FRONT_VALUES[a][b] for a in range(53) for b in range(53) if a != b})
+    assert len(groups) > 100
+    for members in groups.values():
+        lowest, highest = members[0], members[-1]
+        for fv in fronts:
+            assert foul_reason_of_values(fv, lowest) == foul_reason_of_values(fv, highest)
+
+
+def test_warm_tables_fills_the_back_values_so_no_hand_reads_one_lazily() -> None:
+    hands.warm_tables()
+    assert (len(hands._RANK_TABLE), len(hands._FLUSH_TABLE)) == (7995, 2002)
+    assert hands.warm_tables() == 0
+    # Every value is the one a lazily filled table reads.
+    for table in (hands._RANK_TABLE, hands._FLUSH_TABLE):
+        fresh = hands._Table(table.reading)
+        assert {key: fresh[key] for key in table} == dict(table)
+
+    def missing(self: object, key: int) -> int:
+        raise AssertionError(f"rank key {key:#x} was not filled")
+
+    @given(any_seven)
+    @settings(max_examples=1000, database=None)
+    def no_lazy_reading(hand: tuple[int, ...]) -> None:
+        for five in itertools.combinations(hand, 5):
+            hands.back_value_of(five)
+        guide_of_indices.__wrapped__(hand)
+        reference_indices(hand)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(hands._Table, "__missing__", missing)
+        no_lazy_reading()
+
+
+def test_importing_the_engine_fills_no_table() -> None:
+    """The engine also starts in the browser: the tables fill on use (or by
+    warm_tables), never at import."""
+    code = ("import games.engine, games.engine.guide, games.engine.hands as h; "
+            "print(len(h._RANK_TABLE), len(h._FLUSH_TABLE))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, timeout=60, check=True)
+    rank, flush = map(int, done.stdout.split())
+    assert rank < 100
+    assert flush < 100
