@@ -31,6 +31,7 @@ from django.db import InterfaceError, OperationalError, transaction
 
 from . import idle_cpu, reports, upkeep
 from .engine.exact import build_tables
+from .engine.hands import warm_tables
 
 log = logging.getLogger(__name__)
 
@@ -118,8 +119,11 @@ def _exact_tables_build(**_: Any) -> None:
     """A worker builds the exact analysis's pattern tables as it starts (a few
     seconds), so its first hand takes as long as the rest. Built in the main
     process (``worker_init``), forked pool processes inherit them and
-    ``worker_process_init`` finds them built; never in eager mode."""
+    ``worker_process_init`` finds them built; never in eager mode. The
+    back values' tables too (``hands.warm_tables``: the luck checks' draws
+    read them)."""
     build_tables()
+    warm_tables()
 
 
 @shared_task(name="games.luck_audit", **RETRY)

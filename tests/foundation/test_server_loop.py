@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from tests.conftest import REPO
 
 LOOP_AFTER_IMPORT = "import asyncio, paigow_site.server; print(type(asyncio.new_event_loop()))"
@@ -36,3 +38,20 @@ def test_server_uvloop_0_keeps_the_standard_loop() -> None:
 
 def test_importing_the_server_module_changes_no_event_loop() -> None:
     assert "uvloop" not in loop_of(LOOP_AFTER_IMPORT)
+
+
+def test_the_server_program_fills_the_engines_back_value_tables_before_it_serves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A fresh process's first frames would otherwise fill them, a guide at a time.
+    from games.engine import hands
+    from paigow_site import server
+
+    served: list[int] = []
+    monkeypatch.setattr(hands, "_RANK_TABLE", hands._Table(hands._rank_reading))
+    monkeypatch.setattr(
+        server.RedactingCommandLine, "run",
+        lambda self, argv: served.append(len(hands._RANK_TABLE)),
+    )
+    server.main(["paigow_site.asgi:application"])
+    assert served == [7995]
