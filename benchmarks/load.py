@@ -34,7 +34,9 @@ run ends, how far the worker kept up with the deals revealed in the window:
 the luck estimates checked (the other seat sees "being checked" until then)
 and the wait from a reveal to its check, and the hands with a decision cost.
 
-Bounded: at most 1,000 tables and 600 s a run; loopback addresses only.
+Bounded: at most 1,000 tables and 600 s a run; loopback addresses only; one
+run at a time on a database (a PostgreSQL advisory lock: a second run would
+drop the database under the first).
 """
 
 from __future__ import annotations
@@ -98,6 +100,27 @@ def psql(args: argparse.Namespace, sql: str, database: str = "postgres") -> str:
         text=True,
         check=True,
     ).stdout.strip()
+
+
+@contextmanager
+def one_run_at_a_time(args: argparse.Namespace) -> Iterator[None]:
+    """Hold a PostgreSQL advisory lock for the whole run: a second ``load.py``
+    on the same database would drop it (``ensure_database``) and empty the
+    Redis database under the first, whose players then get server errors.
+    The lock goes with the connection, so a run that dies releases it."""
+    import psycopg
+
+    key = int.from_bytes(f"load.py {args.database}".encode()[:8], "big") >> 1
+    with psycopg.connect(
+        host=args.pg_host, user=args.pg_user, dbname="postgres", autocommit=True
+    ) as held:
+        locked = held.execute("SELECT pg_try_advisory_lock(%s)", [key]).fetchone()
+        if not (locked and locked[0]):
+            raise SystemExit(
+                f"another load.py is running on the database {args.database}: wait for it"
+                " to end (a second run would drop its database under it)"
+            )
+        yield
 
 
 def vacuum(args: argparse.Namespace) -> None:
@@ -789,6 +812,12 @@ def main() -> None:
         f"nproc {os.cpu_count()}, load avg {os.getloadavg()[0]:.2f},",
         f"PostgreSQL autovacuum {psql(args, 'show autovacuum')} (tables vacuumed before each run)",
     )
+    with one_run_at_a_time(args):
+        run_all(args, env)
+
+
+def run_all(args: argparse.Namespace, env: dict[str, str]) -> None:
+    """Make the database and the stack, play every ``--tables`` × ``--think``."""
     ensure_database(args, env)
     empty_redis(args.redis)
     os.environ.update(env)
