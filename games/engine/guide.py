@@ -266,27 +266,6 @@ def guide_of_indices(hand: tuple[int, ...]) -> Guide:
     return Guide(settings=tuple(settings), row=row, reason=REASONS[row])
 
 
-@functools.lru_cache(maxsize=8192)
-def _parsed(cards: str | tuple[str, ...], count: int) -> tuple[int, ...]:
-    return parse_indices(cards, count=count)
-
-
-def _indices(cards: str | Iterable[str], count: int) -> tuple[int, ...]:
-    """``parse_indices(cards, count=count)``, memoised by the cards as given
-    (a str, or the items of any other iterable, read once as parse_indices
-    reads them)."""
-    if isinstance(cards, str):
-        if type(cards) is not str:  # a subclass could hash or compare its own way
-            return parse_indices(cards, count=count)
-        given: str | tuple[str, ...] = cards
-    else:
-        given = tuple(cards)
-    try:
-        return _parsed(given, count)
-    except TypeError:  # an unhashable item: parse_indices says what is wrong
-        return parse_indices(given, count=count)
-
-
 def hand_guide(seven: str | Iterable[str]) -> Guide:
     """Everything a seat needs to set seven cards (see the module's docstring).
 
@@ -309,7 +288,7 @@ def hand_guide(seven: str | Iterable[str]) -> Guide:
     >>> g.setting(["Qd", "7c"]).back_words
     ('pair of nines, king kicker', 'pair of nines, seven kicker')
     """
-    return guide_of_indices(_indices(seven, 7))
+    return guide_of_indices(parse_indices(seven, count=7))
 
 
 def _setting_json(s: GuidedSetting) -> dict[str, object]:
@@ -376,11 +355,11 @@ def guide_view(
     >>> guide_view("As Ah 8d 8c Ks 7h 4d", "8d 8c")["settings"][0]["front"]
     ['8d', '8c']
     """
-    rows = _view_rows(_indices(seven, 7))
+    rows = _view_rows(parse_indices(seven, count=7))
     if front is None:
         chosen = rows.settings
     else:
-        row = rows.by_front.get(_indices(front, 2))
+        row = rows.by_front.get(parse_indices(front, count=2))
         if row is None:
             raise ValueError(_NOT_IN_HAND)
         chosen = (row,)
