@@ -35,8 +35,8 @@ the luck estimates checked (the other seat sees "being checked" until then)
 and the wait from a reveal to its check, and the hands with a decision cost.
 
 Bounded: at most 1,000 tables and 600 s a run; loopback addresses only; one
-run at a time on a database (a PostgreSQL advisory lock: a second run would
-drop the database under the first).
+run at a time (a PostgreSQL advisory lock: a second run would drop the
+database under the first, or share its cores).
 """
 
 from __future__ import annotations
@@ -69,6 +69,7 @@ from tests.live_site import background_process, free_port, migrate, wait_healthy
 MAX_TABLES = 1000
 MAX_SECONDS = 600
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+LOCK_KEY = 0x6C6F6164  # "load": the advisory lock every run holds (one_run_at_a_time)
 
 
 # --- the stack ----------------------------------------------------------------
@@ -104,21 +105,22 @@ def psql(args: argparse.Namespace, sql: str, database: str = "postgres") -> str:
 
 @contextmanager
 def one_run_at_a_time(args: argparse.Namespace) -> Iterator[None]:
-    """Hold a PostgreSQL advisory lock for the whole run: a second ``load.py``
-    on the same database would drop it (``ensure_database``) and empty the
-    Redis database under the first, whose players then get server errors.
-    The lock goes with the connection, so a run that dies releases it."""
+    """Hold a PostgreSQL advisory lock for the whole run, one for every
+    ``load.py`` on this server: a second run on the same database would drop
+    it (``ensure_database``) and, on the same Redis database, empty it under
+    the first, whose players then get server errors; on others it would
+    still share the two cores and spoil both runs' figures. The lock goes
+    with the connection, so a run that dies releases it."""
     import psycopg
 
-    key = int.from_bytes(f"load.py {args.database}".encode()[:8], "big") >> 1
     with psycopg.connect(
         host=args.pg_host, user=args.pg_user, dbname="postgres", autocommit=True
     ) as held:
-        locked = held.execute("SELECT pg_try_advisory_lock(%s)", [key]).fetchone()
+        locked = held.execute("SELECT pg_try_advisory_lock(%s)", [LOCK_KEY]).fetchone()
         if not (locked and locked[0]):
             raise SystemExit(
-                f"another load.py is running on the database {args.database}: wait for it"
-                " to end (a second run would drop its database under it)"
+                "another load.py is running against this PostgreSQL: wait for it to end"
+                " (a second run would drop its database or share its cores)"
             )
         yield
 
