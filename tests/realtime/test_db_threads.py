@@ -266,10 +266,7 @@ async def test_the_first_message_after_the_database_dropped_the_connection_is_an
     # What the skipped health check was for: a PostgreSQL restart (here, the
     # thread's backend terminated) must not fail the next message once per thread.
     pool_of(1)
-    table = await database_sync_to_async(friend_table)(player, friend)
-    ada, _ = await join(player, table.pk)
-    backend = await db_threads.db(_backend_pid)()
-    await database_sync_to_async(_terminate)(backend)
+    ada, _, backend = await seated_after_a_dropped_connection(player, friend)
     answer = await ada.answer({"type": "stake", "amount": 5, "id": 1})
     assert answer["type"] == "state", answer
     assert answer["table"]["proposal"]["amount"] == 5
@@ -301,10 +298,7 @@ async def test_a_refresh_after_the_database_dropped_the_connection_is_answered(
     player: User, friend: User, pool_of: Any, kept_connections: None
 ) -> None:
     pool_of(1)
-    table = await database_sync_to_async(friend_table)(player, friend)
-    ada, _ = await join(player, table.pk)
-    backend = await db_threads.db(_backend_pid)()
-    await database_sync_to_async(_terminate)(backend)
+    ada, table, backend = await seated_after_a_dropped_connection(player, friend)
     await get_channel_layer().group_send(f"{table.group_name}.0", broadcast.refresh_event())
     refreshed = await ada.receive()
     assert refreshed["type"] == "state", refreshed
@@ -342,6 +336,16 @@ async def test_a_call_cancelled_before_it_starts_never_runs(pool_of: Any) -> Non
     release.set()
     await db_threads.db(lambda: None)()  # the pool has run all it was given
     assert ran == ["held"]
+
+
+async def seated_after_a_dropped_connection(player: User, friend: User) -> tuple[Any, Table, int]:
+    """Ada seated at a friend table, then her socket thread's PostgreSQL
+    backend terminated: her socket, the table and that backend's pid."""
+    table = await database_sync_to_async(friend_table)(player, friend)
+    ada, _ = await join(player, table.pk)
+    backend = await db_threads.db(_backend_pid)()
+    await database_sync_to_async(_terminate)(backend)
+    return ada, table, backend
 
 
 def _last_seen() -> Any:
