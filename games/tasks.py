@@ -32,6 +32,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from . import idle_cpu, reports, upkeep
 from .engine.exact import build_tables
 from .engine.hands import warm_tables
+from .realtime import broadcast
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +125,16 @@ def _exact_tables_build(**_: Any) -> None:
     read them)."""
     build_tables()
     warm_tables()
+
+
+@worker_init.connect
+@worker_process_init.connect
+def _publish_from_own_loop(**_: Any) -> None:
+    """A worker runs no event loop: its pushes to the sockets (a luck
+    check's verdict) publish on one that lasts, with the channel layer's
+    connections, instead of a new loop and new connections each time
+    (``broadcast.publish_from_own_loop``)."""
+    broadcast.publish_from_own_loop()
 
 
 @shared_task(name="games.luck_audit", **RETRY)

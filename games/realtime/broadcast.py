@@ -9,7 +9,9 @@ changes push each seat's view to that seat's group instead:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import os
+import threading
+from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
 from asgiref.sync import async_to_sync
@@ -35,8 +37,7 @@ def seats_changed(*, seats: Iterable[tuple[Table, int]]) -> None:
     ``(table, number)`` (the group ``<table group>.<number>`` that
     ``games.realtime.consumer`` joins them to): changes that only those
     seats' views show. One hand-off to the channel layer for all of them
-    (from a worker, each ``async_to_sync`` runs a new event loop, whose first
-    publish connects to Redis again)."""
+    (``run_publish``)."""
     groups = sorted({f"{table.group_name}.{number}" for table, number in seats})
     if groups:
         _refresh_on_commit(*groups)
@@ -49,6 +50,67 @@ def _refresh_on_commit(*groups: str) -> None:
     def send() -> None:
         layer = get_channel_layer()
         if layer is not None:
-            async_to_sync(publish)(layer)
+            run_publish(lambda: publish(layer))
 
     transaction.on_commit(send)
+
+
+class _PublishLoop:
+    """One event loop, on a thread of its own, that a process outside any
+    event loop (a Celery worker) publishes from, call after call.
+
+    ``async_to_sync`` there makes a new loop for each call, and the channel
+    layer's connections belong to their loop: every publish connected to
+    Redis again, with the client's handshake, and closed when its loop did
+    (2.5 ms of CPU a group, most of a luck check's cost besides the engine:
+    docs/benchmarks.md, fifteenth round). Here the loop, and so the layer's
+    pooled connections, last as long as the process. Made on first use, and
+    again in a process forked after it (a thread does not survive a fork)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = 0
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None or self._pid != os.getpid():
+                loop = asyncio.new_event_loop()
+                threading.Thread(
+                    target=loop.run_forever, name="channel-layer-publish", daemon=True
+                ).start()
+                self._loop, self._pid = loop, os.getpid()
+            return self._loop
+
+    def run(self, publish: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run the coroutine ``publish()`` makes on the loop; return once it
+        has, raising what it raised (as ``async_to_sync`` does)."""
+        asyncio.run_coroutine_threadsafe(publish(), self.loop()).result()
+
+
+_publish_loop: _PublishLoop | None = None
+
+
+def publish_from_own_loop() -> None:
+    """From now on this process publishes on one lasting event loop
+    (``_PublishLoop``). For processes that run no event loop of their own:
+    a worker calls it as it starts. A web process must not: its synchronous
+    code already publishes on the server's loop, through ``async_to_sync``,
+    and an in-memory layer's queues belong to that loop."""
+    global _publish_loop
+    if _publish_loop is None:
+        _publish_loop = _PublishLoop()
+
+
+def run_publish(publish: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """Run the coroutine ``publish()`` makes to its end, from synchronous code:
+    on the process's lasting loop when it has one (``publish_from_own_loop``),
+    otherwise through ``async_to_sync``."""
+    if _publish_loop is not None:
+        _publish_loop.run(publish)
+        return
+
+    async def run() -> None:
+        await publish()
+
+    async_to_sync(run)()

@@ -29,7 +29,6 @@ from functools import cache, lru_cache
 from importlib import import_module
 from typing import Any, NamedTuple
 
-from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import (
@@ -49,6 +48,7 @@ from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
 from ..sql import field_column
+from . import broadcast
 
 
 class SignedIn(NamedTuple):
@@ -199,7 +199,7 @@ def _tell(user_id: Any, event: dict[str, Any]) -> None:
     def send() -> None:
         layer = get_channel_layer()
         if layer is not None:
-            async_to_sync(layer.group_send)(group, event)
+            broadcast.run_publish(lambda: layer.group_send(group, event))
 
     transaction.on_commit(send)
 
