@@ -618,6 +618,7 @@ async def run_load(
     stats.window = (time.perf_counter(), stop_at)
     window_start = time.time()
     d0, w0 = cpu_rss(*daphne_pids), cpu_rss(*worker_pids)
+    each0 = [cpu_rss(pid)[0] for pid in worker_pids]
     s0, c0 = system_cpu(), time.process_time()
     pg0, r0 = named_cpu("postgres"), named_cpu("redis-server")
     peak_d, peak_w = d0[1], w0[1]
@@ -628,6 +629,7 @@ async def run_load(
         peak_w = max(peak_w, cpu_rss(*worker_pids)[1])
         load.append(os.getloadavg()[0])
     d1, w1, s1 = cpu_rss(*daphne_pids), cpu_rss(*worker_pids), system_cpu()
+    each1 = [cpu_rss(pid)[0] for pid in worker_pids]
     pg1, r1 = named_cpu("postgres"), named_cpu("redis-server")
     clients_cpu = time.process_time() - c0
     await asyncio.wait(tasks, timeout=20)
@@ -665,6 +667,13 @@ async def run_load(
         "postgres_cpu_pct": 100 * (pg1 - pg0) / seconds,
         "redis_cpu_pct": 100 * (r1 - r0) / seconds,
         "worker_cpu_pct": 100 * (w1[0] - w0[0]) / seconds,
+        # Each worker's part, in the order started (--workers split: the
+        # default queue's, the luck checks among its tasks, then the costs').
+        "workers_cpu_pct": [100 * (b - a) / seconds for a, b in zip(each0, each1, strict=True)],
+        "worker_cpu_ms_per_deal": [
+            1000 * (b - a) / stats.deals if stats.deals else None
+            for a, b in zip(each0, each1, strict=True)
+        ],
         "worker_rss_mb": peak_w / 2**20,
         "clients_cpu_pct": 100 * clients_cpu / seconds,
         "machine_busy_pct": 100 * (s1[0] - s0[0]) / max(1, s1[1] - s0[1]),
@@ -713,7 +722,10 @@ def report(row: dict[str, Any]) -> str:
         f"errors {row['errors']}{' ' + json.dumps(row['error_kinds']) if row['errors'] else ''}; "
         f"daphne {row['daphne_cpu_pct']:.0f}% CPU {row['daphne_rss_mb']:.0f} MB, "
         f"{row['daphne_cpu_ms_per_deal'] or 0:.0f} ms CPU a deal; "
-        f"worker {row['worker_cpu_pct']:.0f}% CPU {row['worker_rss_mb']:.0f} MB; "
+        f"worker {row['worker_cpu_pct']:.0f}% CPU "
+        f"({' + '.join(f'{p:.0f}' for p in row['workers_cpu_pct'])}; "
+        f"{' + '.join(f'{m or 0:.1f}' for m in row['worker_cpu_ms_per_deal'])} ms a deal) "
+        f"{row['worker_rss_mb']:.0f} MB; "
         f"PostgreSQL {row['postgres_cpu_pct']:.0f}%, Redis {row['redis_cpu_pct']:.0f}% CPU; "
         f"load generator {row['clients_cpu_pct']:.0f}% CPU; "
         f"machine busy {row['machine_busy_pct']:.0f}% of 2 cores, "
