@@ -111,7 +111,8 @@ def _worker_nice(**_: Any) -> None:
     if settings.WORKER_NICE:
         os.nice(settings.WORKER_NICE)
     if settings.WORKER_IDLE_CPU:
-        idle_cpu.enable()  # the decision costs' engine work (games.idle_cpu)
+        # The decision costs' engine work, paced on a busy machine (games.idle_cpu).
+        idle_cpu.enable(share=settings.WORKER_IDLE_CPU_SHARE, busy=settings.WORKER_IDLE_CPU_BUSY)
 
 
 @worker_init.connect

@@ -264,6 +264,15 @@ WORKER_NICE = int(os.environ.get("WORKER_NICE", "10"))
 # other thread at once; its database work keeps the worker's own priority
 # (games.idle_cpu). 0 computes them on the worker's own thread.
 WORKER_IDLE_CPU = os.environ.get("WORKER_IDLE_CPU", "1") != "0"
+# And paces that thread while the machine's other work keeps it busy: with a
+# backlog of costs it took every idle moment, and the sockets' answers on the
+# same machine came twice as slowly (docs/benchmarks.md, fifteenth round).
+# After each hand's cost, while the other processes used at least
+# WORKER_IDLE_CPU_BUSY of the machine's cores, it rests so that it works at
+# most WORKER_IDLE_CPU_SHARE of the time; on a quiet machine it never rests.
+# A share of 1 turns the pacing off (a worker on a machine of its own).
+WORKER_IDLE_CPU_SHARE = float(os.environ.get("WORKER_IDLE_CPU_SHARE", "0.25"))
+WORKER_IDLE_CPU_BUSY = float(os.environ.get("WORKER_IDLE_CPU_BUSY", "0.25"))
 # The luck checks and decision costs a web process asks for within this many
 # seconds go to the broker as one message a task (games.tasks._Batches).
 TASK_BATCH_SECONDS = float(os.environ.get("TASK_BATCH_SECONDS", "0.25"))

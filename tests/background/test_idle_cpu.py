@@ -62,9 +62,12 @@ def test_a_process_forked_after_enable_makes_its_own_idle_thread(enabled: None) 
 def test_the_worker_turns_it_on_as_it_starts(settings: Any) -> None:
     settings.WORKER_NICE = 0
     settings.WORKER_IDLE_CPU = True
+    settings.WORKER_IDLE_CPU_SHARE, settings.WORKER_IDLE_CPU_BUSY = 0.2, 0.4
     try:
         tasks._worker_nice()
         assert idle_cpu._enabled is idle_cpu.supported()
+        assert idle_cpu._pacer is not None
+        assert (idle_cpu._pacer.share, idle_cpu._pacer.busy) == (0.2, 0.4)
         idle_cpu.disable()
         settings.WORKER_IDLE_CPU = False
         tasks._worker_nice()
@@ -99,3 +102,109 @@ def test_a_decision_cost_is_computed_on_the_idle_thread_and_written_on_the_worke
     # Written in this test's transaction: on the calling thread's connection.
     revealed_hand.refresh_from_db()
     assert revealed_hand.cost_method == "sampled"
+
+
+class Scripted:
+    """A clock that each piece of work moves on by ``seconds``, the rests the
+    pacer asks for, and what /proc/stat says: the other processes busy for
+    ``others`` of the machine during each piece."""
+
+    def __init__(self, others: float, seconds: float = 1.0) -> None:
+        self.now, self.seconds, self.others = 100.0, seconds, others
+        self.rests: list[float] = []
+        self.reads = 0
+
+    def clock(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.rests.append(seconds)
+        self.now += seconds
+
+    def machine(self) -> idle_cpu.Machine:
+        # Two cores; at each piece's end the others have used their share of
+        # it, and this process its whole length on one core.
+        self.reads += 1
+        pieces = self.reads // 2
+        spent = pieces * self.seconds
+        return idle_cpu.Machine(
+            busy=spent * (2 * self.others + 1), total=spent * 2, own=spent
+        )
+
+    def work(self) -> str:
+        self.now += self.seconds
+        return "done"
+
+
+@pytest.fixture
+def paced(monkeypatch: pytest.MonkeyPatch) -> Callable[[float], Scripted]:
+    def make(others: float) -> Scripted:
+        script = Scripted(others)
+        idle_cpu.enable(share=0.25, busy=0.25)
+        pacer = idle_cpu.Pacer(share=0.25, busy=0.25, clock=script.clock, sleep=script.sleep)
+        monkeypatch.setattr(idle_cpu, "_pacer", pacer)
+        monkeypatch.setattr(idle_cpu, "machine_now", script.machine)
+        return script
+
+    yield make
+    idle_cpu.disable()
+
+
+@linux_only
+def test_while_the_machine_is_busy_it_works_a_quarter_of_the_time(
+    paced: Callable[[float], Scripted],
+) -> None:
+    script = paced(0.5)  # the web processes and PostgreSQL: half of each core
+    assert [idle_cpu.run(script.work) for _ in range(3)] == ["done"] * 3
+    # No rest before the first piece; three times each piece after it.
+    assert script.rests == [3.0, 3.0]
+
+
+@linux_only
+def test_on_a_quiet_machine_it_never_rests(paced: Callable[[float], Scripted]) -> None:
+    script = paced(0.05)
+    for _ in range(3):
+        idle_cpu.run(script.work)
+    assert script.rests == []
+
+
+@linux_only
+def test_a_piece_that_fails_still_counts_and_the_error_reaches_the_caller(
+    paced: Callable[[float], Scripted],
+) -> None:
+    script = paced(0.5)
+
+    def fails() -> None:
+        script.work()
+        raise ValueError("not a hand")
+
+    with pytest.raises(ValueError, match="not a hand"):
+        idle_cpu.run(fails)
+    idle_cpu.run(script.work)
+    assert script.rests == [3.0]
+
+
+def test_unpaced_by_default() -> None:
+    idle_cpu.enable()
+    try:
+        assert idle_cpu._pacer is None
+    finally:
+        idle_cpu.disable()
+
+
+def test_it_refuses_a_share_or_mark_out_of_range() -> None:
+    for share, busy in ((0, 0.25), (1.5, 0.25), (0.25, -0.1), (0.25, 1.1)):
+        with pytest.raises(ValueError, match="share is in"):
+            idle_cpu.Pacer(share=share, busy=busy)
+
+
+@pytest.mark.skipif(not idle_cpu.STAT.exists(), reason="no /proc/stat here")
+def test_it_reads_the_machines_cpu_times() -> None:
+    first = idle_cpu.machine_now()
+    sum(range(200_000))
+    second = idle_cpu.machine_now()
+    assert first is not None
+    assert second is not None
+    assert 0 < first.busy <= first.total
+    assert second.total >= first.total
+    assert second.own >= first.own
