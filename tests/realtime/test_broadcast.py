@@ -13,6 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 from unittest import mock
@@ -60,11 +61,18 @@ class Listener:
 
     def __init__(self, url: str, prefix: str) -> None:
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread = threading.Thread(target=self._serve, daemon=True)
         self.thread.start()
         self.layer = ConfirmedPubSubChannelLayer(hosts=[url], prefix=prefix)
         self.channel: str = self._run(self.layer.new_channel())
         self._run(self.layer.group_add(self.GROUP, self.channel))
+
+    def _serve(self) -> None:
+        # Closed on its own thread: channels-redis's close hook runs the loop
+        # once more, which a thread already running one (the suite's main
+        # thread, after the browser tests) may not do.
+        self.loop.run_forever()
+        self.loop.close()
 
     def _run(self, coroutine: Any, seconds: float = 30) -> Any:
         return asyncio.run_coroutine_threadsafe(
@@ -87,7 +95,6 @@ class Listener:
         self._run(self.layer.flush())
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)
-        self.loop.close()
 
 
 @pytest.fixture
@@ -101,13 +108,21 @@ def listener(redis: Redis) -> Iterator[tuple[Listener, ConfirmedPubSubChannelLay
 
 
 def refresh_seat(layer: ConfirmedPubSubChannelLayer) -> None:
-    """What a luck check does after its commit: refresh seat 1 of table 7."""
+    """What a luck check does after its commit: refresh seat 1 of table 7,
+    from a thread that runs no event loop, as a worker's does. (Not the
+    suite's main thread: after the browser tests Playwright leaves it marked
+    as running one.)"""
     table = SimpleNamespace(group_name="table.7")
+
+    def refresh() -> None:
+        broadcast.seats_changed(seats=[(table, 1)])  # type: ignore[list-item]
+
     with (
         mock.patch.object(broadcast, "get_channel_layer", return_value=layer),
         mock.patch("games.realtime.broadcast.transaction.on_commit", lambda send: send()),
+        ThreadPoolExecutor(1) as worker,
     ):
-        broadcast.seats_changed(seats=[(table, 1)])  # type: ignore[list-item]
+        worker.submit(refresh).result()
 
 
 @pytest.fixture
