@@ -11,7 +11,8 @@ from the first frame, without waiting for the engine to load on the device.
 
 A guide depends only on the seven cards, so it is computed once per hand
 (memoised by the sorted deck indices) however many frames are built; its
-JSON rows too, which each frame copies (a frame owns its dicts and lists).
+JSON rows too, as flat tuples from which each frame makes its own dicts and
+lists (a frame owns them).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from .cards import RANK_WORDS, codes, parse_indices
 from .hands import (
@@ -218,7 +218,9 @@ def _foul_reason(fv: int, bv: int) -> str | None:
     return reason or None
 
 
-@functools.lru_cache(maxsize=4096)
+# Small: the frames keep their own rows (_view_rows); a practice drill asks
+# for its hand's guide as it is dealt and as it is answered.
+@functools.lru_cache(maxsize=256)
 def guide_of_indices(hand: tuple[int, ...]) -> Guide:
     """The guide of seven sorted deck indices (memoised; internal).
 
@@ -291,42 +293,64 @@ def hand_guide(seven: str | Iterable[str]) -> Guide:
     return guide_of_indices(parse_indices(seven, count=7))
 
 
-def _setting_json(s: GuidedSetting) -> dict[str, object]:
-    # What is mostly absent is left out.
+# A setting as the memo keeps it (_view_rows): the front's two codes, the
+# front's and the back's names, the two comparisons with the house way, the
+# foul sentence or None, whether it is the house way, and the coach's words
+# for the two backs or (None, None) when the names say enough.
+_SettingRow = tuple[str, str, str, str, int, int, str | None, bool, str | None, str | None]
+# The house way as the memo keeps it: the front's two codes, the back's five,
+# the two names, the row and its reason.
+_HouseWayRow = tuple[str, ...]
+
+
+def _setting_row(s: GuidedSetting) -> _SettingRow:
+    tied = s.back_words[0] != _lower(s.back_name)  # the names tie: the kickers named
+    words = s.back_words if tied else (None, None)
+    return (s.front[0], s.front[1], s.front_name, s.back_name, s.front_cmp, s.back_cmp,
+            s.foul_reason, s.house_way, words[0], words[1])
+
+
+@functools.lru_cache(maxsize=2048)
+def _view_rows(
+    hand: tuple[int, ...],
+) -> tuple[_HouseWayRow, tuple[_SettingRow, ...], tuple[int, ...]]:
+    """A hand's guide as it goes in frames, built once: the house way's row,
+    the 21 settings' (FRONT_POSITIONS order), and each setting's front as
+    one number (``_front_key``), in the same order. Each frame gets dicts and
+    lists made from them (guide_view).
+
+    Flat tuples of strings and numbers only: a web process keeps thousands of
+    hands here for as long as it lives, and CPython's cyclic collector visits
+    every object it tracks on each full collection, with every socket of the
+    process waiting. It stops tracking such a tuple the first time it meets
+    it; kept as dicts and lists (and with the guide's objects), the hands
+    made full collections of up to 300 ms under load (docs/benchmarks.md,
+    "Sixteenth round"). The guide is computed for the rows and not kept
+    (``guide_of_indices`` keeps the few a practice drill asks for twice)."""
+    g = guide_of_indices.__wrapped__(hand)
+    hw = g.house_way
+    house_way = (*hw.front, *hw.back, hw.front_name, hw.back_name, g.row, g.reason)
+    fronts = tuple(_front_key(hand[i], hand[j]) for i, j in FRONT_POSITIONS)
+    return house_way, tuple(_setting_row(s) for s in g.settings), fronts
+
+
+def _front_key(a: int, b: int) -> int:
+    return a * 64 + b if a < b else b * 64 + a
+
+
+def _setting_json(r: _SettingRow) -> dict[str, object]:
+    """A frame's own dict of a setting; what is mostly absent is left out."""
     out: dict[str, object] = {
-        "front": list(s.front), "front_name": s.front_name, "back_name": s.back_name,
-        "front_cmp": s.front_cmp, "back_cmp": s.back_cmp,
+        "front": [r[0], r[1]], "front_name": r[2], "back_name": r[3],
+        "front_cmp": r[4], "back_cmp": r[5],
     }
-    if s.foul_reason is not None:
-        out["foul_reason"] = s.foul_reason
-    if s.house_way:
+    if r[6] is not None:
+        out["foul_reason"] = r[6]
+    if r[7]:
         out["house_way"] = True
-    if s.back_words[0] != _lower(s.back_name):  # the names tie: the kickers named
-        out["back_words"] = list(s.back_words)
+    if r[8] is not None:
+        out["back_words"] = [r[8], r[9]]
     return out
-
-
-class _ViewRows:
-    """A hand's guide as JSON rows, built once: the house way's and the 21
-    settings' (FRONT_POSITIONS order), and each setting's row by its front.
-    Frames get copies (guide_view)."""
-
-    __slots__ = ("by_front", "house_way", "settings")
-
-    def __init__(self, hand: tuple[int, ...]) -> None:
-        g = guide_of_indices(hand)
-        hw = g.house_way
-        self.house_way: dict[str, Any] = {
-            "front": list(hw.front), "back": list(hw.back),
-            "front_name": hw.front_name, "back_name": hw.back_name,
-            "row": g.row, "reason": g.reason}
-        self.settings: tuple[dict[str, Any], ...] = tuple(_setting_json(s) for s in g.settings)
-        self.by_front: dict[tuple[int, ...], dict[str, Any]] = {
-            (hand[i], hand[j]): row
-            for (i, j), row in zip(FRONT_POSITIONS, self.settings, strict=True)}
-
-
-_view_rows = functools.lru_cache(maxsize=2048)(_ViewRows)
 
 
 def guide_view(
@@ -339,8 +363,8 @@ def guide_view(
     setting's back is the other five cards; ``foul_reason`` is there only when
     it fouls, ``house_way`` (true) only on the house way's setting, and
     ``back_words`` only when the two backs' names are the same but the backs
-    are not (the kicker named). The rows are built once per hand and copied
-    for each call, with their lists: a frame owns all of its dicts and lists.
+    are not (the kicker named). The rows are built once per hand; each call
+    makes its own dicts and lists of them: a frame owns all of its dicts and lists.
 
     >>> view = guide_view("As Ah 8d 8c Ks 7h 4d")
     >>> len(view["settings"]), view["house_way"]["row"], view["house_way"]["front"]
@@ -355,24 +379,15 @@ def guide_view(
     >>> guide_view("As Ah 8d 8c Ks 7h 4d", "8d 8c")["settings"][0]["front"]
     ['8d', '8c']
     """
-    rows = _view_rows(parse_indices(seven, count=7))
+    way, rows, fronts = _view_rows(parse_indices(seven, count=7))
     if front is None:
-        chosen = rows.settings
+        chosen = rows
     else:
-        row = rows.by_front.get(parse_indices(front, count=2))
-        if row is None:
+        two = parse_indices(front, count=2)
+        key = _front_key(two[0], two[1])
+        if key not in fronts:
             raise ValueError(_NOT_IN_HAND)
-        chosen = (row,)
-    # The frame's own copy of every dict and list: a setting's lists are its
-    # front and, when there, its back_words (_setting_json).
-    settings = []
-    for row in chosen:
-        copied = row.copy()
-        copied["front"] = row["front"].copy()
-        if "back_words" in row:
-            copied["back_words"] = row["back_words"].copy()
-        settings.append(copied)
-    house_way = rows.house_way.copy()
-    house_way["front"] = house_way["front"].copy()
-    house_way["back"] = house_way["back"].copy()
-    return {"house_way": house_way, "settings": settings}
+        chosen = (rows[fronts.index(key)],)
+    house_way = {"front": [way[0], way[1]], "back": list(way[2:7]), "front_name": way[7],
+                 "back_name": way[8], "row": way[9], "reason": way[10]}
+    return {"house_way": house_way, "settings": [_setting_json(r) for r in chosen]}

@@ -3,6 +3,7 @@ page's engine ops, only the seat's own cards, and the coach's wording."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import random
@@ -30,7 +31,7 @@ from games.engine import (
     shuffle_deck,
 )
 from games.engine.cards import JOKER, codes, parse_indices
-from games.engine.guide import Guide, GuidedSetting, back_words, guide_of_indices
+from games.engine.guide import Guide, GuidedSetting, _view_rows, back_words, guide_of_indices
 from games.engine.hands import (
     FRONT_POSITIONS,
     TWO_PAIR,
@@ -149,6 +150,26 @@ def test_the_guide_is_computed_once_per_hand_whatever_the_card_order() -> None:
     again = hand_guide(["4d", "7h", "Ks", "8c", "8d", "Ah", "As"])
     assert again is first
     assert guide_of_indices.cache_info().misses == 1
+
+
+def test_the_hands_a_process_keeps_leave_its_full_collections_nothing_to_visit() -> None:
+    """A web process keeps its tables' hands' rows for as long as it lives;
+    the cyclic collector visits every object it tracks on each full
+    collection, with every socket of the process waiting (docs/benchmarks.md,
+    "Sixteenth round": up to 300 ms under load when each hand kept about 80)."""
+    rng = random.Random(7)
+    dealt = [hand for _ in range(200) for hand in deal_hands(shuffle_deck(rng))]
+    _view_rows.cache_clear()
+    gc.collect()
+    before = len(gc.get_objects())
+    for hand in dealt:
+        guide_view(hand)
+        guide_view(hand, hand[3:5])
+    assert _view_rows.cache_info().currsize == 400
+    gc.collect(1)  # the young collections, which meet the rows first
+    assert len(gc.get_objects()) - before < 2 * len(dealt)
+    gc.collect()  # the first full collection that meets what is left
+    assert len(gc.get_objects()) - before < 100
 
 
 def test_each_view_gets_its_own_guide_dicts() -> None:
