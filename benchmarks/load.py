@@ -43,10 +43,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import random
 import secrets
+import shutil
 import statistics
 import subprocess
 import sys
@@ -64,6 +66,7 @@ import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+from benchmarks import gc_log
 from tests.live_site import background_process, free_port, migrate, wait_healthy
 
 MAX_TABLES = 1000
@@ -148,17 +151,21 @@ def ensure_database(args: argparse.Namespace, env: dict[str, str]) -> None:
     migrate(env)
 
 
-def server_command(server: str, port: int, app: str) -> list[str]:
+def server_command(server: str, port: int, app: str, gc_log: Path | None = None) -> list[str]:
     """The command line of one web process on ``port``: daphne, as
     production runs it, or uvicorn (uvloop, httptools, the ``websockets``
-    implementation) for a comparison."""
+    implementation) for a comparison; with ``gc_log``, its collections
+    logged there (``gc_log.py``)."""
+    python = [sys.executable]
+    if gc_log is not None:
+        python += [str(REPO / "benchmarks" / "gc_log.py"), str(gc_log)]
     if server == "uvicorn":
         return [
-            sys.executable, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
+            *python, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
             "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
             "--lifespan", "off", "--no-access-log", "--log-level", "warning", app,
         ]
-    return [sys.executable, "-m", server, "-b", "127.0.0.1", "-p", str(port), app]
+    return [*python, "-m", server, "-b", "127.0.0.1", "-p", str(port), app]
 
 
 def worker_command(queues: str | None) -> list[str]:
@@ -177,6 +184,7 @@ def stack(
     servers: int = 1,
     server: str = "paigow_site.server",
     workers: str = "split",
+    gc_log: Path | None = None,
 ) -> Iterator[tuple[list[int], list[subprocess.Popen[bytes]], list[subprocess.Popen[bytes]]]]:
     """Celery workers and ``servers`` daphne processes; their ports, the
     daphnes and the workers. ``workers`` "split" is one worker a queue, as
@@ -200,7 +208,7 @@ def stack(
         daphnes = [
             running.enter_context(
                 background_process(
-                    server_command(server, port, app),
+                    server_command(server, port, app, gc_log),
                     env,
                     log_path=log_dir / f"daphne-{i}.log",
                     stop_seconds=15,
@@ -738,6 +746,45 @@ def report(row: dict[str, Any]) -> str:
     )
 
 
+def collections_in(
+    gc_dir: Path, daphne_pids: list[int], row: dict[str, Any]
+) -> dict[str, Any]:
+    """The window's garbage collections: the web processes' (all of them
+    together) and the generator's own, each as counts, the longest, and the
+    full collections' count and total."""
+    time.sleep(1.5)  # the logs are written once a second
+    window = row["window_epoch"]
+    out = {}
+    for who, pids in (("servers", daphne_pids), ("generator", [os.getpid()])):
+        found = [p for pid in pids for p in gc_log.pauses(gc_dir, pid, window)]
+        full = [ms for generation, ms in found if generation == 2]
+        out[who] = {
+            "collections": len(found),
+            "longest_ms": max((ms for _, ms in found), default=0.0),
+            "full": len(full),
+            "full_ms": sum(full),
+            "full_longest_ms": max(full, default=0.0),
+        }
+    return out
+
+
+def gc_report(found: dict[str, Any]) -> str:
+    return "garbage collections in the window: " + "; ".join(
+        f"{who} {c['collections']} (longest {c['longest_ms']:.0f} ms), full {c['full']}"
+        f" ({c['full_ms']:.0f} ms in all, longest {c['full_longest_ms']:.0f} ms)"
+        for who, c in found.items()
+    )
+
+
+def settle_heap() -> None:
+    """Freeze the generator's long-lived heap (Django, the seeded rows) before
+    it plays: its full collections stopped every client for 200-250 ms a run
+    (``--gc-log``), and those waits were counted as the server's."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+
+
 def run_loop(name: str) -> Any:
     """How the generator runs its coroutine: ``asyncio.run`` on uvloop's loop
     or on the standard library's."""
@@ -804,6 +851,11 @@ def main() -> None:
         " fourteenth round: the generator shares the two cores with the server, so"
         " its CPU is the server's loss) or the standard library's, as before",
     )
+    parser.add_argument(
+        "--gc-log", action="store_true",
+        help="log every garbage collection of the web processes and of the generator"
+        " (gc_log.py, under var/bench/gc) and report the window's",
+    )
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument(
         "--app",
@@ -820,6 +872,7 @@ def main() -> None:
         f"--think {' '.join(f'{t:g}' for t in args.think)} --seconds {args.seconds:g}"
         + ("" if args.ramp is None else f" --ramp {args.ramp:g}")
         + ("" if args.loop == "uvloop" else f" --loop {args.loop}")
+        + (" --gc-log" if args.gc_log else "")
     )
     print(
         time.strftime("%Y-%m-%d %H:%M %Z"),
@@ -837,14 +890,19 @@ def run_all(args: argparse.Namespace, env: dict[str, str]) -> None:
     os.environ.update(env)
     rows = []
     print(f"{args.server} serves {args.app}")
+    gc_dir = REPO / "var" / "bench" / "gc" if args.gc_log else None
+    if gc_dir is not None:
+        shutil.rmtree(gc_dir, ignore_errors=True)
+        gc_log.record(gc_dir)
     running = stack(
-        env, REPO / "var" / "bench", args.app, args.servers, args.server, args.workers
+        env, REPO / "var" / "bench", args.app, args.servers, args.server, args.workers, gc_dir
     )
     with running as (ports, daphnes, workers):
         for think in args.think:
             for n in args.tables:
                 tables = seed_tables(n, f"{int(time.time())}-{n}-{think:g}")
                 vacuum(args)
+                settle_heap()
                 row = run_loop(args.loop)(
                     run_load(
                         tables,
@@ -860,6 +918,9 @@ def run_all(args: argparse.Namespace, env: dict[str, str]) -> None:
                 row.update(background(args, row["window_epoch"]))
                 rows.append(row)
                 print(report(row), flush=True)
+                if gc_dir is not None:
+                    row["gc"] = collections_in(gc_dir, [d.pid for d in daphnes], row)
+                    print(gc_report(row["gc"]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
 
