@@ -34,6 +34,12 @@ run ends, how far the worker kept up with the deals revealed in the window:
 the luck estimates checked (the other seat sees "being checked" until then)
 and the wait from a reveal to its check, and the hands with a decision cost.
 
+With ``--gc-log`` each web process runs under ``gc_log.py`` and the window's
+garbage collections are reported, the web processes' and the generator's
+own. The generator freezes its long-lived heap (Django, the seeded rows)
+before it plays either way, so its own collections do not count as the
+server's latency.
+
 Bounded: at most 1,000 tables and 600 s a run; loopback addresses only; one
 run at a time (a PostgreSQL advisory lock: a second run would drop the
 database under the first, or share its cores).
