@@ -23,19 +23,15 @@ from redis import Redis as SyncRedis
 
 from games.realtime import broadcast
 from paigow_site.pubsub import ConfirmedPubSubChannelLayer
-from tests.system.test_faults import Redis, _redis_server
+from tests.system.test_faults import Redis, private_redis
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture
 def redis() -> Iterator[Redis]:
-    server = Redis(_redis_server())
-    server.start()
-    try:
+    with private_redis() as server:
         yield server
-    finally:
-        server.stop()
 
 @pytest.fixture
 def counter(redis: Redis) -> Iterator[SyncRedis]:

@@ -22,6 +22,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -271,8 +272,20 @@ class Redis:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGCONT)  # a test may have frozen it
             self.process.terminate()
             self.process.wait(timeout=10)
+
+
+@contextmanager
+def private_redis() -> Iterator[Redis]:
+    """A started ``Redis``, stopped when the block ends however it ends."""
+    server = Redis(_redis_server())
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def next_state(player: Browser, table_id: int, seconds: float = 15) -> dict[str, Any]:

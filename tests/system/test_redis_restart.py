@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.live_site import background_process, embedded_env, live_site, migrate
-from tests.system.test_faults import Redis, _redis_server
+from tests.system.test_faults import Redis, private_redis
 from tests.system.test_two_servers import SETUP, manage_shell, poll
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -39,14 +39,8 @@ def healthz(base: str) -> tuple[int, str]:
 
 @pytest.fixture
 def redis() -> Iterator[Redis]:
-    server = Redis(_redis_server())
-    server.start()
-    try:
+    with private_redis() as server:  # stopped even if a test left it frozen
         yield server
-    finally:
-        if server.process is not None and server.process.poll() is None:
-            server.process.send_signal(signal.SIGCONT)  # a frozen one cannot stop
-        server.stop()
 
 
 def private_env(redis: Redis, var_dir: Path) -> dict[str, str]:
