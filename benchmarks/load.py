@@ -157,14 +157,14 @@ def ensure_database(args: argparse.Namespace, env: dict[str, str]) -> None:
     migrate(env)
 
 
-def server_command(server: str, port: int, app: str, gc_log: Path | None = None) -> list[str]:
+def server_command(server: str, port: int, app: str, gc_dir: Path | None = None) -> list[str]:
     """The command line of one web process on ``port``: daphne, as
     production runs it, or uvicorn (uvloop, httptools, the ``websockets``
-    implementation) for a comparison; with ``gc_log``, its collections
+    implementation) for a comparison; with ``gc_dir``, its collections
     logged there (``gc_log.py``)."""
     python = [sys.executable]
-    if gc_log is not None:
-        python += [str(REPO / "benchmarks" / "gc_log.py"), str(gc_log)]
+    if gc_dir is not None:
+        python += [str(REPO / "benchmarks" / "gc_log.py"), str(gc_dir)]
     if server == "uvicorn":
         return [
             *python, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
@@ -190,7 +190,7 @@ def stack(
     servers: int = 1,
     server: str = "paigow_site.server",
     workers: str = "split",
-    gc_log: Path | None = None,
+    gc_dir: Path | None = None,
 ) -> Iterator[tuple[list[int], list[subprocess.Popen[bytes]], list[subprocess.Popen[bytes]]]]:
     """Celery workers and ``servers`` daphne processes; their ports, the
     daphnes and the workers. ``workers`` "split" is one worker a queue, as
@@ -214,7 +214,7 @@ def stack(
         daphnes = [
             running.enter_context(
                 background_process(
-                    server_command(server, port, app, gc_log),
+                    server_command(server, port, app, gc_dir),
                     env,
                     log_path=log_dir / f"daphne-{i}.log",
                     stop_seconds=15,
