@@ -156,6 +156,24 @@ async def test_publishes_run_side_by_side_up_to_the_limit(monkeypatch: pytest.Mo
     await layer.flush()
 
 
+@own_loop
+async def test_the_layer_reads_redis_with_the_c_parser() -> None:
+    """hiredis (a dependency) parses what Redis sends: every push a socket
+    hears and every publish's answer. redis-py falls back to its own Python
+    parser without a word when hiredis is missing, for about a tenth more
+    CPU on each (docs/benchmarks.md, seventeenth round)."""
+    layer = ConfirmedPubSubChannelLayer(hosts=[redis_url()], prefix=prefix())
+    try:
+        channel = await layer.new_channel()
+        shard = layer._get_layer()._shards[0]
+        await shard._redis.publish(channel, b"not a message")  # a pooled connection made
+        parsers = {type(c._parser).__name__ for c in shard._redis.connection_pool._available_connections}
+        parsers.add(type(shard._pubsub.connection._parser).__name__)
+        assert parsers == {"_AsyncHiredisParser"}
+    finally:
+        await layer.flush()
+
+
 @pytest.mark.slow
 @own_loop
 async def test_after_redis_restarts_each_socket_channel_is_told_and_hears_its_group() -> None:
