@@ -9,11 +9,13 @@ of ``SOCKET_DB_THREADS`` instead, each thread with its own connection.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
+import queue
+import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from functools import cache, partial
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, close_old_connections, connection
@@ -21,17 +23,86 @@ from django.db import InterfaceError, OperationalError, close_old_connections, c
 T = TypeVar("T")
 
 
+class _Call(Generic[T]):
+    """One call for the threads, and the event loop's future for its result.
+    ``gate`` is taken once: by the thread that runs the call, or by a caller
+    cancelled before that (the call then never starts)."""
+
+    __slots__ = ("func", "future", "gate", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, func: Callable[[], T]) -> None:
+        self.loop, self.func = loop, func
+        self.future: asyncio.Future[T] = loop.create_future()
+        self.gate = threading.Lock()
+
+    def cancel(self) -> None:
+        self.gate.acquire(blocking=False)
+
+    def run(self) -> None:
+        if not self.gate.acquire(blocking=False):
+            return  # cancelled before it started
+        try:
+            outcome: tuple[Any, BaseException | None] = (self.func(), None)
+        except BaseException as exc:  # noqa: BLE001 - the caller's to handle, as an executor's
+            outcome = (None, exc)
+        # A loop closed meanwhile has nobody waiting for the result.
+        with contextlib.suppress(RuntimeError):
+            self.loop.call_soon_threadsafe(_settle, self.future, *outcome)
+
+
+def _settle(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
+    if future.cancelled():
+        return
+    if exc is None:
+        future.set_result(result)
+    else:
+        future.set_exception(exc)
+
+
+class _Threads:
+    """``SOCKET_DB_THREADS`` threads taking calls from one queue, each call
+    settling its event loop's future from its thread.
+
+    Not the loop's ``run_in_executor`` on a ``ThreadPoolExecutor``: that
+    makes an executor future (with a ``Condition``), a ``_WorkItem``, an
+    asyncio future chained to it, and a shield, for every call. Here a call
+    is one object and one loop future: a hop costs about 40 µs of CPU
+    against 66-80 when each call wakes an idle thread, 5 against 28-31 when
+    fifty callers keep the threads busy (docs/benchmarks.md, seventeenth
+    round)."""
+
+    def __init__(self, count: int) -> None:
+        self.calls: queue.SimpleQueue[_Call[Any] | None] = queue.SimpleQueue()
+        self.threads = [
+            threading.Thread(target=self.serve, name=f"table-socket-db_{n}", daemon=True)
+            for n in range(count)
+        ]
+        for thread in self.threads:
+            thread.start()
+
+    def serve(self) -> None:
+        while (call := self.calls.get()) is not None:
+            call.run()
+
+    def stop(self) -> None:
+        """Let every call given so far run, then the threads end."""
+        for _ in self.threads:
+            self.calls.put(None)
+        for thread in self.threads:
+            thread.join()
+
+
 @cache
-def _db_threads() -> ThreadPoolExecutor:
-    return ThreadPoolExecutor(settings.SOCKET_DB_THREADS, thread_name_prefix="table-socket-db")
+def _db_threads() -> _Threads:
+    return _Threads(settings.SOCKET_DB_THREADS)
 
 
 def stop_db_threads() -> None:
     """Wait for the database calls in flight and let the threads go; the next
-    call starts a new pool. (Tests use it between tests; a server keeps its
-    pool for its lifetime.)"""
+    call starts new ones. (Tests use it between tests; a server keeps its
+    threads for its lifetime.)"""
     if _db_threads.cache_info().currsize:
-        _db_threads().shutdown(wait=True)
+        _db_threads().stop()
         _db_threads.cache_clear()
 
 
@@ -45,7 +116,7 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
     they can run side by side; one socket's own calls still run in order,
     because a consumer awaits each before handling its next message.
 
-    The hop is the event loop's own ``run_in_executor`` with the caller's
+    The hop is a queue the threads share (``_Threads``), with the caller's
     context copied, as asgiref's ``sync_to_async(thread_sensitive=False)``
     does it, without the wrapper object it builds and inspects for every
     call (about 3% of a web process's CPU under load: docs/benchmarks.md,
@@ -79,13 +150,12 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
 
     async def run(*args: Any, **kwargs: Any) -> T:
         context = contextvars.copy_context()
-        done = asyncio.get_running_loop().run_in_executor(
-            _db_threads(), partial(context.run, call, *args, **kwargs)
-        )
+        queued = _Call(asyncio.get_running_loop(), partial(context.run, call, *args, **kwargs))
+        _db_threads().calls.put(queued)
         try:
-            return await asyncio.shield(done)
+            return await queued.future
         except asyncio.CancelledError:
-            done.cancel()  # a call not started yet never starts
+            queued.cancel()  # a call not started yet never starts
             raise
 
     return run

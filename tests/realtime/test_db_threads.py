@@ -362,3 +362,16 @@ def _terminate(pid: int) -> None:
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
         assert cursor.fetchone()[0] is True
+
+
+async def test_a_call_that_raises_hands_its_error_to_the_caller_and_the_thread_goes_on(
+    pool_of: Any,
+) -> None:
+    pool_of(1)
+
+    def refuse() -> None:
+        raise StakeTooHigh()
+
+    with pytest.raises(StakeTooHigh):
+        await db_threads.db(refuse)()
+    assert await db_threads.db(threading.current_thread)() is db_threads._db_threads().threads[0]
