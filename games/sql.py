@@ -22,7 +22,7 @@ from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field, Model, signals
 from django.db.models.expressions import Col
 
-from .models import ClientMessage, Deal, Hand, LuckAudit, Presence, Seat, Table
+from .models import ClientMessage, Deal, Hand, LedgerEntry, LuckAudit, Presence, Seat, Table
 
 
 @cache
@@ -45,10 +45,13 @@ def statement(template: str) -> str:
     return template.format(**{k: quote(m._meta.db_table) for k, m in names.items()})
 
 
-# The models ``save`` writes. Its UPDATE skips what ``Model.save`` would also
-# run: a ``save`` override and the pre_save / post_save signals. None of these
-# has either, and ``tests/services/test_sql.py`` fails the day one gains one.
-WRITES: tuple[type[Model], ...] = (Table, Seat, Deal, Hand)
+# The models ``save`` and ``insert`` write. They skip what ``Model.save`` would
+# also run: a ``save`` override and the pre_save / post_save signals. None of
+# these has either, and ``tests/services/test_sql.py`` fails the day one gains
+# one. (A reveal's ledger entries went through ``bulk_create``, which compiles
+# its INSERT every time: 2.8% of a web process's CPU under load,
+# docs/benchmarks.md, seventeenth round.)
+WRITES: tuple[type[Model], ...] = (Table, Seat, Deal, Hand, LedgerEntry)
 
 
 def skipped_hooks(model: type[Model]) -> list[str]:

@@ -331,7 +331,7 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
                 balance=seat.balance_with_commission,
             ),
         ]
-    LedgerEntry.objects.bulk_create(entries)
+    sql.insert(entries)
     deal.status = Deal.Status.REVEALED
     deal.revealed_at = timezone.now()
     sql.save(deal, ["status", "revealed_at"])
