@@ -95,11 +95,12 @@ def main() -> None:
         return result
 
     ids = iter(range(1, 10**9))
-    sessions = {}
+    sessions, seat_ids = {}, {}
     for user in (host, friend):
         browser = Client()
         browser.force_login(user)
         sessions[user.pk] = browser.session.session_key
+        seat_ids[user.pk] = selectors.seat_for(user=user, table_id=tid).pk
 
     def socket(user, kind: str, **fields):
         """What the table socket runs for a message with an ``id``."""
@@ -111,7 +112,7 @@ def main() -> None:
                 signed_in = None
             return message_apply(
                 user=user, table_id=tid, message=Message(kind, fields, next(ids)),
-                signed_in=signed_in,
+                signed_in=signed_in, seat_id=seat_ids[user.pk],
             )
 
         return run

@@ -15,8 +15,8 @@ from typing import Any, NamedTuple
 
 from django.db import InterfaceError, OperationalError, connection, transaction
 
-from .. import selectors, services
-from ..engine.errors import IdReused, SessionEnded, TableNotFound
+from .. import selectors, services, sql
+from ..engine.errors import IdReused, NotSeated, SessionEnded, TableNotFound
 from . import message_ids, session
 from .messages import MESSAGES, Message
 
@@ -50,6 +50,7 @@ def message_apply(
     message: Message,
     base_url: str = "",
     signed_in: session.SignedIn | None = None,
+    seat_id: int | None = None,
 ) -> Applied:
     """Apply one checked socket message (``messages.validate``) for ``user``,
     at most once per seat and ``id`` when it has one. The id is recorded in
@@ -62,18 +63,25 @@ def message_apply(
     (``SessionEnded`` if not: nothing runs), read in the table lock's own
     statement. When that first statement finds the thread's connection dead
     (PostgreSQL restarted), nothing has run: the message is applied once
-    more on a new connection, as ``db_threads.reconnecting`` does for a read."""
+    more on a new connection, as ``db_threads.reconnecting`` does for a read.
+
+    ``seat_id``: the seat the caller knows ``user`` holds (the socket's); a
+    seat that turns out not to be ``user``'s refuses the message
+    (``NotSeated``). With ``signed_in`` on PostgreSQL, the id is claimed in
+    the round trip that reads the seats under the lock, one round trip fewer
+    a message (a refused message's claim rolls back with it)."""
     handler = MESSAGES[message.type].handler
     if handler is None:
         raise ValueError(f"“{message.type}” is answered by the socket, not applied.")
     outermost = not connection.in_atomic_block
+    args = (handler, user, table_id, message, base_url, signed_in, seat_id)
     try:
-        return _applied(handler, user, table_id, message, base_url, signed_in)
+        return _applied(*args)
     except _NotOpened as failed:
         if not (outermost and failed.broken):
             raise failed.error from None
         connection.close()
-    return _applied(handler, user, table_id, message, base_url, signed_in)
+    return _applied(*args)
 
 
 class _NotOpened(Exception):
@@ -94,52 +102,84 @@ def _applied(
     message: Message,
     base_url: str,
     signed_in: session.SignedIn | None,
+    seat_id: int | None,
 ) -> Applied:
     with transaction.atomic():
+        claim = _Claim.of(message)
         try:
-            opened = _open(table_id, signed_in)
+            opened, claimed = _open(table_id, signed_in, claim, seat_id)
         except (InterfaceError, OperationalError) as exc:
             raise _NotOpened(exc) from exc
         seat = opened.seat_of(user)
-        if message.id is not None and not _claim(seat, message):
+        if seat_id is not None and seat.pk != seat_id:
+            raise NotSeated()
+        if claim is not None and not claim.made(seat, claimed):
             return Applied(REPLAYED, _views(opened, base_url))
         result = handler(user, opened.table.pk, message.fields, opened)
         return Applied(result, _views(opened, base_url))
 
 
-def _open(table_id: int, signed_in: session.SignedIn | None) -> services.OpenTable:
+class _Claim(NamedTuple):
+    """A message's id as it is recorded (``message_ids``)."""
+
+    key: str
+    type: str
+    digest: str
+
+    @classmethod
+    def of(cls, message: Message) -> _Claim | None:
+        if message.id is None:
+            return None
+        return cls(
+            message_ids.message_key(message.id),
+            message.type,
+            message_ids.message_digest(message.type, message.fields),
+        )
+
+    def read(self, seat_id: int) -> sql.Read:
+        return message_ids.message_id_claim_read(seat_id, self.key, self.type, self.digest)
+
+    def made(self, seat: Any, claimed: bool | None) -> bool:
+        """Record the id (unless ``claimed`` says how that went already):
+        False when it was applied before (the same message), ``IdReused``
+        when that id was another message."""
+        if claimed is None:
+            claimed = message_ids.message_id_claim(seat, self.key, self.type, self.digest)
+        if claimed:
+            return True
+        seen = message_ids.message_id_seen(seat, self.key)
+        if seen.type != self.type or seen.digest != self.digest:
+            raise IdReused()
+        return False
+
+
+def _open(
+    table_id: int,
+    signed_in: session.SignedIn | None,
+    claim: _Claim | None,
+    seat_id: int | None,
+) -> tuple[services.OpenTable, bool | None]:
     """The table locked and its seats read; ``SessionEnded`` first when the
-    socket's session no longer signs its user in."""
+    socket's session no longer signs its user in. With a claim and the
+    caller's seat, on PostgreSQL, the claim is made with the seats' read:
+    whether it was new (None when it is still to be made)."""
     if signed_in is None:
-        return services.table_open(table_id)
+        return services.table_open(table_id), None
     read = session.session_read(**signed_in._asdict())
     if read is None:
         if not session.session_holds(**signed_in._asdict()):
             raise SessionEnded()
-        return services.table_open(table_id)
+        return services.table_open(table_id), None
+    more = [claim.read(seat_id)] if claim and seat_id is not None and sql.reads_together() else []
     try:
-        opened, row = services.table_open_with(table_id, read)
+        opened, row, results = services.table_open_with(table_id, read, more)
     except TableNotFound:
         if not session.session_holds(**signed_in._asdict()):
             raise SessionEnded() from None
         raise
     if not session.session_row_holds(**signed_in._asdict(), row=row):
         raise SessionEnded()
-    return opened
-
-
-def _claim(seat: Any, message: Message) -> bool:
-    """Record the message's id: False when it was applied before (the same
-    message), ``IdReused`` when that id was another message."""
-    assert message.id is not None
-    key = message_ids.message_key(message.id)
-    digest = message_ids.message_digest(message.type, message.fields)
-    if message_ids.message_id_claim(seat, key, message.type, digest):
-        return True
-    seen = message_ids.message_id_seen(seat, key)
-    if seen.type != message.type or seen.digest != digest:
-        raise IdReused()
-    return False
+    return opened, (results[0] if results else None)
 
 
 def _views(opened: services.OpenTable, base_url: str) -> list[selectors.SeatView]:

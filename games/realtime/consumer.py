@@ -408,13 +408,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         """``message_apply`` with this socket's session checked first, in the
         table lock's statement: SessionEnded if the session ended (nothing
         runs). One database call: one thread hop a message, and no statement
-        of its own for the check."""
+        of its own for the check; the message's id is claimed for the seat
+        this socket joined in the round trip that reads the seats."""
         return message_apply(
             user=self.scope["user"],
             table_id=self.table_id,
             message=message,
             base_url=self.base_url,
             signed_in=session.SignedIn(self.session_key, self.user_id),
+            seat_id=self.seat_id,
         )
 
     async def push_views(self, views: list[selectors.SeatView]) -> None:

@@ -44,29 +44,43 @@ def message_id_claim(seat: Seat, key: str, kind: str, digest: str) -> bool:
     ``CLIENT_MESSAGES_PER_SEAT`` (``message_ids_trim``): on PostgreSQL in
     the same statement (one round trip a message fewer), on SQLite, which
     has no writes in WITH, in a second one."""
-    values = [
-        seat.pk,
+    values = _claim_values(seat.pk, key, kind, digest)
+    together = connection.vendor == "postgresql"
+    if together:
+        claimed: bool = sql.read_all(message_id_claim_read(seat.pk, key, kind, digest))[0]
+        return claimed
+    with connection.cursor() as cursor:
+        cursor.execute(sql.statement(_CLAIM), values)
+        if cursor.fetchone() is None:
+            return False
+    message_ids_trim(seat)
+    return True
+
+
+def message_id_claim_read(seat_id: int, key: str, kind: str, digest: str) -> sql.Read:
+    """``message_id_claim`` on PostgreSQL as a ``sql.Read`` (True when
+    claimed), for a caller to send with its other reads in one round trip
+    (``apply.message_apply`` sends it with the table's seats and deal)."""
+    # The DELETE sees the rows as they were before the INSERT (one
+    # snapshot), so it keeps one row fewer of them: the new row is
+    # the newest one kept.
+    kept_before = max(settings.CLIENT_MESSAGES_PER_SEAT, 1) - 1
+    return sql.Read(
+        _CLAIM_AND_TRIM,
+        [*_claim_values(seat_id, key, kind, digest), seat_id, seat_id, kept_before],
+        lambda columns, fetched: bool(fetched),
+    )
+
+
+def _claim_values(seat_id: int, key: str, kind: str, digest: str) -> list[Any]:
+    return [
+        seat_id,
         key,
         kind,
         digest,
         ClientMessage._meta.get_field("reply").default,
         connection.ops.adapt_datetimefield_value(timezone.now()),
     ]
-    together = connection.vendor == "postgresql"
-    with connection.cursor() as cursor:
-        if together:
-            # The DELETE sees the rows as they were before the INSERT (one
-            # snapshot), so it keeps one row fewer of them: the new row is
-            # the newest one kept.
-            kept_before = max(settings.CLIENT_MESSAGES_PER_SEAT, 1) - 1
-            cursor.execute(sql.statement(_CLAIM_AND_TRIM), [*values, seat.pk, seat.pk, kept_before])
-        else:
-            cursor.execute(sql.statement(_CLAIM), values)
-        if cursor.fetchone() is None:
-            return False
-    if not together:
-        message_ids_trim(seat)
-    return True
 
 
 _CLAIM = (

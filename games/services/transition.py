@@ -90,30 +90,38 @@ class OpenTable:
 def table_open(table_id: object) -> OpenTable:
     """Lock the table row and read its seats and latest deal (call inside a
     transaction)."""
-    return _opened(table_lock(table_id))
+    return _opened(table_lock(table_id))[0]
 
 
-def _opened(table: Table) -> OpenTable:
+def _opened(table: Table, more: Sequence[sql.Read] = ()) -> tuple[OpenTable, list[Any]]:
     """The locked table with its seats, and with its latest deal when both
     reads go in one round trip (PostgreSQL: ``sql.read_all``): every
     message's views show the deal, and the actions on it read it anyway.
-    Elsewhere the deal is read when it is first wanted (``latest_deal``)."""
+    Elsewhere the deal is read when it is first wanted (``latest_deal``).
+    ``more``: statements sent after those in the same round trip, only where
+    reads go together; their results."""
     reads = [selectors.table_seats_read(table_id=table.pk)]
-    if sql.reads_together():
-        reads.append(selectors.latest_deal_read(table_id=table.pk))
+    together = sql.reads_together()
+    if together:
+        reads += [selectors.latest_deal_read(table_id=table.pk), *more]
+    elif more:
+        raise ValueError("Statements are sent with the seats' read only on PostgreSQL.")
     seats, *latest = sql.read_all(*reads)
     first, second = selectors.seats_of(table, seats)
-    return OpenTable(table, (first, second), latest[0] if latest else None)
+    return OpenTable(table, (first, second), latest[0] if together else None), latest[1:]
 
 
 def table_open_with(
-    table_id: object, beside: tuple[str, Sequence[Any]]
-) -> tuple[OpenTable, tuple[Any, ...] | None]:
+    table_id: object, beside: tuple[str, Sequence[Any]], more: Sequence[sql.Read] = ()
+) -> tuple[OpenTable, tuple[Any, ...] | None, list[Any]]:
     """``table_open``, with another read of at most one row (``beside``: a
     SELECT and its parameters) made in the lock's own statement, one round
     trip fewer; its row, or None when it found none. (The table socket reads
     its session so with every message: ``games.realtime.apply``.) The read
     sees the database as the statement began, before any wait for the lock.
+    ``more``: statements sent with the seats' read once the lock is held
+    (only where ``sql.reads_together``: PostgreSQL), and their results (the
+    socket claims its message's id so).
 
     ``TableNotFound`` when there is no such table."""
     pk = _table_pk(table_id)
@@ -122,7 +130,8 @@ def table_open_with(
     if not found:
         raise TableNotFound()
     table, rest = found[0]
-    return _opened(table), (None if all(v is None for v in rest) else rest)
+    opened, results = _opened(table, more)
+    return opened, (None if all(v is None for v in rest) else rest), results
 
 
 @contextmanager

@@ -167,7 +167,8 @@ async def test_the_layer_reads_redis_with_the_c_parser() -> None:
         channel = await layer.new_channel()
         shard = layer._get_layer()._shards[0]
         await shard._redis.publish(channel, b"not a message")  # a pooled connection made
-        parsers = {type(c._parser).__name__ for c in shard._redis.connection_pool._available_connections}
+        pooled = shard._redis.connection_pool._available_connections
+        parsers = {type(c._parser).__name__ for c in pooled}
         parsers.add(type(shard._pubsub.connection._parser).__name__)
         assert parsers == {"_AsyncHiredisParser"}
     finally:

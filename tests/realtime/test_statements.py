@@ -17,8 +17,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from games.engine.errors import SessionEnded
-from games.models import ClientMessage, Table
+from games.engine.errors import NotSeated, SessionEnded
+from games.models import ClientMessage, Seat, Table
 from games.realtime.apply import message_apply
 from games.realtime.messages import Message
 from games.realtime.session import SignedIn
@@ -40,12 +40,17 @@ BUDGET = {
 
 
 def statements(
-    user: User, table_id: int, kind: str, signed_in: SignedIn | None = None, **fields: Any
+    user: User,
+    table_id: int,
+    kind: str,
+    signed_in: SignedIn | None = None,
+    seat_id: int | None = None,
+    **fields: Any,
 ) -> int:
     with CaptureQueriesContext(connection) as captured:
         applied = message_apply(
             user=user, table_id=table_id, message=Message(kind, fields, next(ids)),
-            signed_in=signed_in,
+            signed_in=signed_in, seat_id=seat_id,
         )
     assert not applied.replayed
     return sum(
@@ -92,6 +97,59 @@ def test_a_sockets_session_check_adds_no_statement_to_a_message(
     assert ran == {k: BUDGET[connection.vendor][k] for k in ran}
 
 
+def test_a_sockets_message_claims_its_id_in_the_round_trip_that_reads_the_seats(
+    player: User, friend: User, rig: Callable[..., None]
+) -> None:
+    # On PostgreSQL the id's claim goes with the seats' and deal's read, once
+    # the lock is held: one statement fewer for every message of every socket.
+    rig(deck_with(STRONG, WEAK))
+    table = friend_table(player, friend)
+    host, guest = signed_in(player), signed_in(friend)
+    seat = {s.user_id: s.pk for s in Seat.objects.filter(table=table)}
+    ran = {"stake": statements(player, table.pk, "stake", host, seat[player.pk], amount=7)}
+    proposal = seen(friend, table.pk)["proposal"]["id"]
+    ran["accept_stake"] = statements(
+        friend, table.pk, "accept_stake", guest, seat[friend.pk], amount=7, proposal=proposal
+    )
+    ran["deal"] = statements(player, table.pk, "deal", host, seat[player.pk])
+    ran["lock"] = statements(player, table.pk, "lock", host, seat[player.pk],
+                             front=house_front(STRONG), deal=1)
+    fewer = 1 if connection.vendor == "postgresql" else 0
+    assert ran == {k: BUDGET[connection.vendor][k] - fewer for k in ran}
+    assert ClientMessage.objects.filter(seat__table=table).count() == 4
+
+
+def test_a_message_claimed_for_a_seat_that_is_not_the_users_changes_nothing(
+    player: User, friend: User
+) -> None:
+    table = friend_table(player, friend)
+    theirs = Seat.objects.get(table=table, user=friend).pk
+    with pytest.raises(NotSeated):
+        message_apply(
+            user=player, table_id=table.pk, message=Message("stake", {"amount": 7}, 1),
+            signed_in=signed_in(player), seat_id=theirs,
+        )
+    assert Table.objects.get(pk=table.pk).stake_proposal is None
+    assert not ClientMessage.objects.filter(seat__table=table).exists()
+
+
+def test_a_resent_message_claimed_with_the_seats_read_is_answered_once(
+    player: User, friend: User
+) -> None:
+    table = friend_table(player, friend)
+    host, mine = signed_in(player), Seat.objects.get(table=table, user=player).pk
+    message = Message("stake", {"amount": 7}, "resent")
+    first = message_apply(
+        user=player, table_id=table.pk, message=message, signed_in=host, seat_id=mine
+    )
+    again = message_apply(
+        user=player, table_id=table.pk, message=message, signed_in=host, seat_id=mine
+    )
+    assert not first.replayed
+    assert again.replayed
+    assert ClientMessage.objects.filter(seat_id=mine).count() == 1
+
+
 def test_a_message_on_an_ended_session_changes_nothing(player: User, friend: User) -> None:
     table = friend_table(player, friend)
     host = signed_in(player)
@@ -99,7 +157,7 @@ def test_a_message_on_an_ended_session_changes_nothing(player: User, friend: Use
     with pytest.raises(SessionEnded):
         message_apply(
             user=player, table_id=table.pk, message=Message("stake", {"amount": 7}, 1),
-            signed_in=host,
+            signed_in=host, seat_id=Seat.objects.get(table=table, user=player).pk,
         )
     assert Table.objects.get(pk=table.pk).stake_proposal is None
     assert not ClientMessage.objects.filter(seat__table=table).exists()
