@@ -58,12 +58,22 @@ def card_name(code: str) -> str:
     >>> card_name("As"), card_name("Th"), card_name("JK")
     ('Ace of spades', 'Ten of hearts', 'Joker')
     """
-    idx = _index_of(code)
+    named = _NAMES.get(code)
+    if named is not None:
+        return named
+    return _name_of(_index_of(code))
+
+
+def _name_of(idx: int) -> str:
     if idx == JOKER:
         return "Joker"
-    text = DECK[idx]
     word = RANK_WORDS[14 - idx % 13]
-    return f"{word.capitalize()} of {SUIT_WORDS[text[1]]}"
+    return f"{word.capitalize()} of {SUIT_WORDS[DECK[idx][1]]}"
+
+
+# Every frame after a reveal names the whole deck's 53 cards: looked up, not
+# formatted again each time (docs/benchmarks.md, seventeenth round).
+_NAMES: dict[str, str] = {code: _name_of(i) for i, code in enumerate(DECK)}
 
 
 def _lower_name(idx: int) -> str:
