@@ -66,10 +66,10 @@ class _Threads:
     Not the loop's ``run_in_executor`` on a ``ThreadPoolExecutor``: that
     makes an executor future (with a ``Condition``), a ``_WorkItem``, an
     asyncio future chained to it, and a shield, for every call. Here a call
-    is one object and one loop future: a hop costs about 40 µs of CPU
-    against 66-80 when each call wakes an idle thread, 5 against 28-31 when
-    fifty callers keep the threads busy (docs/benchmarks.md, seventeenth
-    round)."""
+    is one object and one loop future. When each call wakes an idle thread
+    the two cost the same (about 55 µs of CPU, mostly the wake-ups); when
+    fifty callers keep the threads busy, 9.4 µs against 23
+    (``benchmarks/socket_hops.py``, docs/benchmarks.md, seventeenth round)."""
 
     def __init__(self, count: int) -> None:
         self.calls: queue.SimpleQueue[_Call[Any] | None] = queue.SimpleQueue()
