@@ -361,10 +361,19 @@ def rows_beside(
     exactly those), each as ``rows`` reads it, with the rest of its columns as
     they came: one round trip where a second statement would read something
     else beside it (``services.table_open_with``)."""
-    columns, fetched = _fetch(template, params)
-    split = len(model._meta.concrete_fields)
-    mapping = _mapping(model, columns[:split], connection.ops)
-    return [(_instance(model, mapping, row[:split]), tuple(row[split:])) for row in fetched]
+    found: list[tuple[M, tuple[Any, ...]]] = read_all(rows_beside_read(model, template, params))[0]
+    return found
+
+
+def rows_beside_read(model: type[M], template: str, params: Sequence[Any]) -> Read:
+    """``rows_beside`` as a ``Read``, for ``read_all``."""
+
+    def build(columns: tuple[str, ...], fetched: list[Any]) -> list[tuple[M, tuple[Any, ...]]]:
+        split = len(model._meta.concrete_fields)
+        mapping = _mapping(model, columns[:split], connection.ops)
+        return [(_instance(model, mapping, row[:split]), tuple(row[split:])) for row in fetched]
+
+    return Read(template, params, build)
 
 
 def _instance(model: type[M], mapping: _Mapping, row: Sequence[Any]) -> M:

@@ -90,25 +90,24 @@ class OpenTable:
 def table_open(table_id: object) -> OpenTable:
     """Lock the table row and read its seats and latest deal (call inside a
     transaction)."""
-    return _opened(table_lock(table_id))[0]
+    return _opened(table_lock(table_id))
 
 
-def _opened(table: Table, more: Sequence[sql.Read] = ()) -> tuple[OpenTable, list[Any]]:
+def _opened(table: Table) -> OpenTable:
     """The locked table with its seats, and with its latest deal when both
     reads go in one round trip (PostgreSQL: ``sql.read_all``): every
     message's views show the deal, and the actions on it read it anyway.
-    Elsewhere the deal is read when it is first wanted (``latest_deal``).
-    ``more``: statements sent after those in the same round trip, only where
-    reads go together; their results."""
+    Elsewhere the deal is read when it is first wanted (``latest_deal``)."""
     reads = [selectors.table_seats_read(table_id=table.pk)]
-    together = sql.reads_together()
-    if together:
-        reads += [selectors.latest_deal_read(table_id=table.pk), *more]
-    elif more:
-        raise ValueError("Statements are sent with the seats' read only on PostgreSQL.")
+    if sql.reads_together():
+        reads.append(selectors.latest_deal_read(table_id=table.pk))
     seats, *latest = sql.read_all(*reads)
+    return _open_table(table, seats, latest[0] if latest else None)
+
+
+def _open_table(table: Table, seats: list[Seat], latest: selectors.LatestDeal | None) -> OpenTable:
     first, second = selectors.seats_of(table, seats)
-    return OpenTable(table, (first, second), latest[0] if together else None), latest[1:]
+    return OpenTable(table, (first, second), latest)
 
 
 def table_open_with(
@@ -119,19 +118,35 @@ def table_open_with(
     trip fewer; its row, or None when it found none. (The table socket reads
     its session so with every message: ``games.realtime.apply``.) The read
     sees the database as the statement began, before any wait for the lock.
-    ``more``: statements sent with the seats' read once the lock is held
-    (only where ``sql.reads_together``: PostgreSQL), and their results (the
-    socket claims its message's id so).
+
+    On PostgreSQL (``sql.reads_together``) the seats' and the latest deal's
+    reads go in the lock's round trip, after it: PostgreSQL runs them once
+    the lock is held, each seeing what committed before it began (READ
+    COMMITTED), as when they were sent after the lock's answer. ``more``:
+    statements sent last in that round trip (only there), and their results
+    (the socket claims its message's id so).
 
     ``TableNotFound`` when there is no such table."""
     pk = _table_pk(table_id)
     select, params = beside
-    found = sql.rows_beside(Table, _lock_beside(select), [*params, pk])
+    lock = sql.rows_beside_read(Table, _lock_beside(select), [*params, pk])
+    if sql.reads_together():
+        reads = [selectors.table_seats_read(table_id=pk), selectors.latest_deal_read(table_id=pk)]
+        found, seats, latest, *results = sql.read_all(lock, *reads, *more)
+        table, rest = _the_one(found)
+        opened = _open_table(table, seats, latest)
+    else:
+        if more:
+            raise ValueError("Statements are sent with the table's lock only on PostgreSQL.")
+        table, rest = _the_one(sql.read_all(lock)[0])
+        opened, results = _opened(table), []
+    return opened, (None if all(v is None for v in rest) else rest), results
+
+
+def _the_one(found: list[tuple[Table, tuple[Any, ...]]]) -> tuple[Table, tuple[Any, ...]]:
     if not found:
         raise TableNotFound()
-    table, rest = found[0]
-    opened, results = _opened(table, more)
-    return opened, (None if all(v is None for v in rest) else rest), results
+    return found[0]
 
 
 @contextmanager
