@@ -354,19 +354,12 @@ def _joined(
     return found
 
 
-def rows_beside(
-    model: type[M], template: str, params: Sequence[Any]
-) -> list[tuple[M, tuple[Any, ...]]]:
-    """Rows whose first columns are ``model``'s (``columns_of(model, alias)``,
-    exactly those), each as ``rows`` reads it, with the rest of its columns as
-    they came: one round trip where a second statement would read something
-    else beside it (``services.table_open_with``)."""
-    found: list[tuple[M, tuple[Any, ...]]] = read_all(rows_beside_read(model, template, params))[0]
-    return found
-
-
 def rows_beside_read(model: type[M], template: str, params: Sequence[Any]) -> Read:
-    """``rows_beside`` as a ``Read``, for ``read_all``."""
+    """A ``Read`` (for ``read_all``) of rows whose first columns are
+    ``model``'s (``columns_of(model, alias)``, exactly those), each as
+    ``rows`` reads it, with the rest of its columns as they came: one round
+    trip where a second statement would read something else beside it
+    (``services.table_open_with``)."""
 
     def build(columns: tuple[str, ...], fetched: list[Any]) -> list[tuple[M, tuple[Any, ...]]]:
         split = len(model._meta.concrete_fields)

@@ -44,13 +44,11 @@ def message_id_claim(seat: Seat, key: str, kind: str, digest: str) -> bool:
     ``CLIENT_MESSAGES_PER_SEAT`` (``message_ids_trim``): on PostgreSQL in
     the same statement (one round trip a message fewer), on SQLite, which
     has no writes in WITH, in a second one."""
-    values = _claim_values(seat.pk, key, kind, digest)
-    together = connection.vendor == "postgresql"
-    if together:
+    if connection.vendor == "postgresql":
         claimed: bool = sql.read_all(message_id_claim_read(seat.pk, key, kind, digest))[0]
         return claimed
     with connection.cursor() as cursor:
-        cursor.execute(sql.statement(_CLAIM), values)
+        cursor.execute(sql.statement(_CLAIM), _claim_values(seat.pk, key, kind, digest))
         if cursor.fetchone() is None:
             return False
     message_ids_trim(seat)

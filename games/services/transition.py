@@ -98,11 +98,16 @@ def _opened(table: Table) -> OpenTable:
     reads go in one round trip (PostgreSQL: ``sql.read_all``): every
     message's views show the deal, and the actions on it read it anyway.
     Elsewhere the deal is read when it is first wanted (``latest_deal``)."""
-    reads = [selectors.table_seats_read(table_id=table.pk)]
-    if sql.reads_together():
-        reads.append(selectors.latest_deal_read(table_id=table.pk))
-    seats, *latest = sql.read_all(*reads)
+    seats, *latest = sql.read_all(*_seats_and_deal(table.pk))
     return _open_table(table, seats, latest[0] if latest else None)
+
+
+def _seats_and_deal(table_id: int) -> list[sql.Read]:
+    """The seats' read, and the latest deal's where reads go together."""
+    reads = [selectors.table_seats_read(table_id=table_id)]
+    if sql.reads_together():
+        reads.append(selectors.latest_deal_read(table_id=table_id))
+    return reads
 
 
 def _open_table(table: Table, seats: list[Seat], latest: selectors.LatestDeal | None) -> OpenTable:
@@ -131,8 +136,7 @@ def table_open_with(
     select, params = beside
     lock = sql.rows_beside_read(Table, _lock_beside(select), [*params, pk])
     if sql.reads_together():
-        reads = [selectors.table_seats_read(table_id=pk), selectors.latest_deal_read(table_id=pk)]
-        found, seats, latest, *results = sql.read_all(lock, *reads, *more)
+        found, seats, latest, *results = sql.read_all(lock, *_seats_and_deal(pk), *more)
         table, rest = _the_one(found)
         opened = _open_table(table, seats, latest)
     else:
