@@ -21,6 +21,7 @@ from django.db import connection
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field, Model, signals
 from django.db.models.expressions import Col
+from psycopg.pq import TransactionStatus
 
 from .models import ClientMessage, Deal, Hand, LedgerEntry, LuckAudit, Presence, Seat, Table
 
@@ -124,31 +125,76 @@ def saves_together() -> Iterator[None]:
     them yet (the services read first, then write). Nothing is written when
     the block raises: the transaction it runs in rolls back. A block inside
     another is part of it."""
-    if getattr(_together, "pending", None) is not None:
+    with _deferred() as pending:
+        yield
+    _write(pending, commit=False)
+
+
+@contextmanager
+def saves_then_commit() -> Iterator[None]:
+    """The last act of an outermost ``atomic`` block on PostgreSQL: its saves
+    (as ``saves_together``) and the transaction's COMMIT go in one round trip,
+    not two. Nothing may run in the block after this one: its transaction has
+    ended (Django's own COMMIT, when the block exits, finds none open and
+    sends nothing; its on-commit callbacks run then, as always). When the
+    block raises, nothing is written and the transaction rolls back as
+    usual. Anywhere else (SQLite, a nested block, a test's transaction) the
+    saves are written as they are made and Django commits."""
+    if not _commits_here():
         yield
         return
-    _together.pending = {}
-    try:
+    with _deferred() as pending:
         yield
-        pending = _together.pending
+    _write(pending, commit=True)
+
+
+def _commits_here() -> bool:
+    """Whether the transaction is an outermost ``atomic`` block's, open, on
+    PostgreSQL with client-side binding (several statements in one
+    execute), with no ``saves_together`` block around this one."""
+    return (
+        reads_together()
+        and connection.in_atomic_block
+        and connection.commit_on_exit
+        and len(connection.atomic_blocks) == 1
+        and not connection.needs_rollback
+        and getattr(_together, "pending", None) is None
+    )
+
+
+@contextmanager
+def _deferred() -> Iterator[dict[tuple[type[Model], Any], dict[str, Any]]]:
+    """The rows ``save`` is given inside the block, by model and id (empty
+    inside another block: that one writes them)."""
+    if getattr(_together, "pending", None) is not None:
+        yield {}
+        return
+    pending: dict[tuple[type[Model], Any], dict[str, Any]] = {}
+    _together.pending = pending
+    try:
+        yield pending
     finally:
         _together.pending = None
+
+
+def _write(pending: dict[tuple[type[Model], Any], dict[str, Any]], *, commit: bool) -> None:
     updates = [
         (_update_of(model, tuple(saved))[0], [*saved.values(), pk])
         for (model, pk), saved in pending.items()
     ]
     if not updates:
         return
+    values = [value for _, values in updates for value in values]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql" and len(updates) > 1:
-            cursor.execute(
-                "WITH " + ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(updates))
-                + " SELECT 1",
-                [value for _, values in updates for value in values],
-            )
+            ctes = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(updates))
+            cursor.execute(f"WITH {ctes} SELECT 1" + ("; COMMIT" if commit else ""), values)
             return
-        for sql, values in updates:
-            cursor.execute(sql, values)
+        if commit:
+            cursor.execute(updates[0][0] + "; COMMIT", values)
+            return
+        for sql, row_values in updates:
+            cursor.execute(sql, row_values)
 
 
 @cache
@@ -264,21 +310,71 @@ class Read(NamedTuple):
 def read_all(*reads: Read) -> list[Any]:
     """Each read's result, in order. On PostgreSQL, with Django's client-side
     binding, all are sent at once, one round trip (each statement still sees
-    the database as it begins, after the ones before it); elsewhere one
-    after another."""
-    if len(reads) == 1 or not reads_together():
+    the database as it begins, after the ones before it), and when they are
+    the first statements of an ``atomic`` block the transaction's BEGIN goes
+    with them (``first_of_transaction``); elsewhere one after another."""
+    raw = first_of_transaction()
+    if raw is None and (len(reads) == 1 or not reads_together()):
         return [read.build(*_fetch(read.template, read.params)) for read in reads]
+    text = "; ".join(statement(read.template) for read in reads)
     with connection.cursor() as cursor:
-        cursor.execute(
-            "; ".join(statement(read.template) for read in reads),
-            [param for read in reads for param in read.params],
-        )
+        params = [param for read in reads for param in read.params]
+        if raw is None:
+            cursor.execute(text, params)
+        else:
+            with _begun_by(raw):
+                cursor.execute("BEGIN; " + text, params)
+        if raw is not None:
+            _next_result(cursor)  # past the BEGIN's
         results: list[Any] = []
         for read in reads:
-            if results and not cursor.nextset():
-                raise RuntimeError("a statement sent with others returned no result")
+            if results:
+                _next_result(cursor)
             results.append(read.build(column_names(cursor), cursor.fetchall()))
     return results
+
+
+def _next_result(cursor: Any) -> None:
+    if not cursor.nextset():
+        raise RuntimeError("a statement sent with others returned no result")
+
+
+def first_of_transaction() -> Any | None:
+    """The psycopg connection when the next statement is the first of the
+    transaction of an ``atomic`` block on PostgreSQL (with client-side
+    binding, and psycopg's plain BEGIN), else None.
+
+    psycopg would send that BEGIN on its own, one round trip before the
+    statement: a socket message's open, the lock with its reads, would be two
+    round trips, not one (a fifth of a message's statements, docs/benchmarks.md,
+    eighteenth round)."""
+    if not connection.in_atomic_block or not reads_together():
+        return None
+    raw = connection.connection
+    if (
+        raw is None
+        or raw.autocommit
+        or raw.info.transaction_status != TransactionStatus.IDLE
+        or (raw.isolation_level, raw.read_only, raw.deferrable) != (None, None, None)
+    ):
+        return None
+    return raw
+
+
+@contextmanager
+def _begun_by(raw: Any) -> Iterator[None]:
+    """Run a statement that starts with its own BEGIN: psycopg sends no BEGIN
+    of its own while in autocommit mode. Once the statement's BEGIN has run,
+    the connection stays so until the transaction ends: its statements run in
+    that transaction, and Django's COMMIT or ROLLBACK ends it (psycopg sends
+    them whatever its mode, as long as a transaction is open). If the BEGIN
+    never ran (the statement was not sent), psycopg's mode is as it was."""
+    raw.autocommit = True
+    try:
+        yield
+    finally:
+        if raw.info.transaction_status == TransactionStatus.IDLE:
+            raw.autocommit = False
 
 
 def reads_together() -> bool:

@@ -115,8 +115,12 @@ def _applied(
             raise NotSeated()
         if claim is not None and not claim.made(seat, claimed):
             return Applied(REPLAYED, _views(opened, base_url))
-        result = handler(user, opened.table.pk, message.fields, opened)
-        return Applied(result, _views(opened, base_url))
+        # The views come from what the handler left, not from the database,
+        # so they are built before its writes go, with the COMMIT.
+        with sql.saves_then_commit():
+            result = handler(user, opened.table.pk, message.fields, opened)
+            views = _views(opened, base_url)
+        return Applied(result, views)
 
 
 class _Claim(NamedTuple):
