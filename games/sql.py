@@ -20,6 +20,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.backends.base.operations import BaseDatabaseOperations
 from django.db.models import Field, Model, signals
+from django.db.models.base import ModelState
 from django.db.models.expressions import Col
 from psycopg.pq import TransactionStatus
 
@@ -251,6 +252,24 @@ class _Mapping(NamedTuple):
     positions: list[int]  # where each is in a row
     extras: list[tuple[str, int]]  # columns that are no field: set as attributes
     converters: list[tuple[int, list[Converter], Col]]
+    plain: bool  # nothing runs in ``from_db`` but setting the fields (``init_hooks``)
+
+
+def init_hooks(model: type[Model]) -> list[str]:
+    """What ``model.from_db`` would run besides setting each field: its own
+    ``from_db`` or ``__init__``, receivers of its pre_init or post_init
+    signal. With none, ``rows`` makes its instances without ``Model.__init__``
+    (about a third of the time: 3 µs against 10-15 for a row of a table,
+    a seat, a deal or a hand, docs/benchmarks.md, eighteenth round)."""
+    hooks = [
+        f"{model.__name__}.{name} is overridden"
+        for name in ("from_db", "__init__")
+        if any(name in vars(cls) for cls in model.__mro__[: model.__mro__.index(Model)])
+    ]
+    for signal, name in ((signals.pre_init, "pre_init"), (signals.post_init, "post_init")):
+        if signal.has_listeners(model):
+            hooks.append(f"{model.__name__} has {name} receivers")
+    return hooks
 
 
 @lru_cache(maxsize=64)
@@ -275,6 +294,7 @@ def _mapping(model: type[Model], columns: tuple[str, ...], ops: BaseDatabaseOper
         [columns.index(f.column) for f in present],
         [(c, i) for i, c in enumerate(columns) if c not in by_column],
         converters,
+        not init_hooks(model),
     )
 
 
@@ -474,7 +494,13 @@ def _instance(model: type[M], mapping: _Mapping, row: Sequence[Any]) -> M:
             value = convert(value, col, connection)
         values[position] = value
     fields = [values[p] for p in mapping.positions]
-    instance = model.from_db(connection.alias, mapping.names, fields)
+    if mapping.plain:  # what from_db leaves (no field here has a data descriptor that acts)
+        instance = model.__new__(model)
+        instance.__dict__.update(zip(mapping.names, fields, strict=True))
+        state = instance._state = ModelState()
+        state.adding, state.db = False, connection.alias
+    else:
+        instance = model.from_db(connection.alias, mapping.names, fields)
     for name, position in mapping.extras:
         setattr(instance, name, values[position])
     return instance

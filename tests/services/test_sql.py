@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import selectors, services, sql
-from games.models import Deal, Hand, Invite, Seat, Table
+from games.models import ClientMessage, Deal, Hand, Invite, LuckAudit, Presence, Seat, Table
 from tests.support import friend_table, friends_mid_deal
 
 pytestmark = pytest.mark.django_db
@@ -81,6 +81,48 @@ def test_the_check_notices_a_save_receiver_and_a_save_override(
         signals.post_save.disconnect(receiver, sender=Hand)
     monkeypatch.setattr(Table, "save", lambda self, *args, **kwargs: None)
     assert sql.skipped_hooks(Table) == ["Table.save is overridden"]
+
+
+@pytest.mark.parametrize(
+    "model",
+    [Table, Seat, Deal, Hand, ClientMessage, LuckAudit, Presence, User],
+    ids=lambda m: m.__name__,
+)
+def test_rows_made_without_init_are_what_from_db_makes(model: type[Model]) -> None:
+    # ``rows`` skips ``Model.__init__`` for a model with no init hooks: the
+    # instance must be the one ``from_db`` makes, field for field, with the
+    # same state (a field whose descriptor did more on set would differ).
+    assert sql.init_hooks(model) == []
+    fields = model._meta.concrete_fields
+    columns = tuple(f.column for f in fields)
+    row = [7 if f.primary_key else None for f in fields]
+    made = sql._instance(model, sql._mapping(model, columns, connection.ops), row)
+    expected = model.from_db(connection.alias, [f.attname for f in fields], row)
+    assert {k: v for k, v in vars(made).items() if k != "_state"} == {
+        k: v for k, v in vars(expected).items() if k != "_state"
+    }
+    assert (made._state.adding, made._state.db) == (False, connection.alias)
+    assert made == expected
+    assert made.pk == 7
+
+
+def test_a_model_with_an_init_hook_is_made_through_from_db(player: User, friend: User) -> None:
+    table = friend_table(player, friend)
+    made: list[Seat] = []
+
+    def receiver(instance: Seat, **kwargs: object) -> None:
+        made.append(instance)
+
+    signals.post_init.connect(receiver, sender=Seat, weak=False)
+    sql._mapping.cache_clear()  # hooks are looked at once per statement's shape
+    try:
+        assert sql.init_hooks(Seat) == ["Seat has post_init receivers"]
+        seats = sql.rows(Seat, "SELECT * FROM {seat} WHERE table_id = %s", [table.pk])
+    finally:
+        signals.post_init.disconnect(receiver, sender=Seat)
+        sql._mapping.cache_clear()
+    assert made == seats
+    assert len(seats) == 2
 
 
 def test_it_refuses_to_write_a_model_outside_its_list(player: User) -> None:
