@@ -344,7 +344,6 @@ def read_all(*reads: Read) -> list[Any]:
         else:
             with _begun_by(raw):
                 cursor.execute("BEGIN; " + text, params)
-        if raw is not None:
             _next_result(cursor)  # past the BEGIN's
         results: list[Any] = []
         for read in reads:
@@ -366,8 +365,8 @@ def first_of_transaction() -> Any | None:
 
     psycopg would send that BEGIN on its own, one round trip before the
     statement: a socket message's open, the lock with its reads, would be two
-    round trips, not one (a fifth of a message's statements, docs/benchmarks.md,
-    eighteenth round)."""
+    round trips, not one (of the four a stake or a lock made before,
+    docs/benchmarks.md, eighteenth round)."""
     if not connection.in_atomic_block or not reads_together():
         return None
     raw = connection.connection
