@@ -120,16 +120,28 @@ def luck_check(hand: Hand) -> str | None:
 
 
 def _other_outcome(hand: Hand) -> dict[str, Any]:
-    """The other side's settlement, with its luck only once the estimate has
-    passed the check: a client can send any counts, so until then this seat
-    is told it is being checked, and a flagged estimate is left out as if
-    none had been sent (its numbers never reach this seat)."""
+    """The other side's settlement, with its luck as ``other_luck`` shows it."""
     outcome = _outcome(hand)
-    check = luck_check(hand)
-    if check != "passed":
-        outcome["luck"] = None
-    outcome["luck_check"] = check if check in ("checking", "passed") else None
+    outcome.update(other_luck(hand))
     return outcome
+
+
+def other_luck(hand: Hand) -> dict[str, Any]:
+    """What the other seat is shown of ``hand``'s luck estimate: its label
+    only once the estimate has passed the check. A client can send any
+    counts, so until then that seat is told it is being checked, and a
+    flagged estimate is left out as if none had been sent (its numbers never
+    reach that seat)."""
+    return luck_shown(label=hand.luck_label, check=luck_check(hand))
+
+
+def luck_shown(*, label: str, check: str | None) -> dict[str, Any]:
+    """``other_luck`` of an estimate labelled ``label`` whose check stands at
+    ``check`` (``luck_check``)."""
+    return {
+        "luck": (label or None) if check == "passed" else None,
+        "luck_check": check if check in ("checking", "passed") else None,
+    }
 
 
 def deal_view(*, deal: Deal, viewer: int, hands: list[Hand] | None = None) -> dict[str, Any]:

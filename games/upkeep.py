@@ -31,7 +31,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import engine, idle_cpu
+from . import engine, idle_cpu, selectors
 from .engine.cost import decision_cost
 from .models import (
     ClientMessage,
@@ -185,10 +185,10 @@ def _audits_save(checked: list[tuple[Hand, dict[str, Any]]]) -> set[int]:
         )
         new = [(hand, result) for hand, result in checked if hand.pk not in there]
         LuckAudit.objects.bulk_create(LuckAudit(hand_id=hand.pk, **result) for hand, result in new)
-        broadcast.seats_changed(
-            seats=[
-                (tables[hand.deal.table_id], 1 - hand.seat_number)
-                for hand, _ in new
+        broadcast.luck_checked(
+            checks=[
+                _told(tables[hand.deal.table_id], hand, result)
+                for hand, result in new
                 if tables[hand.deal.table_id].mode == Table.Mode.FRIEND
             ]
         )
@@ -196,6 +196,16 @@ def _audits_save(checked: list[tuple[Hand, dict[str, Any]]]) -> set[int]:
         if not result["ok"]:
             log.warning("luck estimate of hand %s flagged: %s", hand.pk, result["reason"])
     return {hand.pk for hand, _ in new}
+
+
+def _told(table: Table, hand: Hand, result: dict[str, Any]) -> tuple[Table, int, dict[str, Any]]:
+    """What the other seat's sockets are told of ``hand``'s check: what their
+    view now shows of it, at the table's version under the check's lock (a
+    check leaves the version alone)."""
+    check = "passed" if result["ok"] else "flagged"
+    shown = selectors.luck_shown(label=hand.luck_label, check=check)
+    told = {"deal": hand.deal.number, "version": table.version, **shown}
+    return table, 1 - hand.seat_number, told
 
 
 def luck_verify_many(*, hand_ids: list[int]) -> list[str | None]:

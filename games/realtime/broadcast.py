@@ -43,9 +43,34 @@ def seats_changed(*, seats: Iterable[tuple[Table, int]]) -> None:
         _refresh_on_commit(*groups)
 
 
+def luck_checked(*, checks: Iterable[tuple[Table, int, dict[str, Any]]]) -> None:
+    """``seats_changed`` for luck checks (``upkeep``), each a ``(table, number,
+    told)``: the refresh tells seat ``number``'s sockets what the check
+    changed of their view, ``told``: the deal's ``number``, the table's
+    ``version`` under the check's lock, and the other seat's ``luck`` and
+    ``luck_check`` as ``selectors.other_luck`` shows them. A socket whose
+    last view is of that version puts them in it instead of reading its view
+    again (``consumer.luck_checked_frame``); any other reads it, as for a
+    bare refresh."""
+    events: dict[str, dict[str, Any]] = {}
+    for table, number, told in checks:
+        group = f"{table.group_name}.{number}"
+        # Two checks for one seat's view (a late estimate's deal and the
+        # latest's): a bare refresh reads both.
+        events[group] = (
+            refresh_event() if group in events else {**refresh_event(), "luck_checked": told}
+        )
+    if events:
+        _publish_on_commit(events)
+
+
 def _refresh_on_commit(*groups: str) -> None:
+    _publish_on_commit({group: refresh_event() for group in groups})
+
+
+def _publish_on_commit(events: dict[str, dict[str, Any]]) -> None:
     async def publish(layer: Any) -> None:
-        await asyncio.gather(*(layer.group_send(group, refresh_event()) for group in groups))
+        await asyncio.gather(*(layer.group_send(group, event) for group, event in events.items()))
 
     def send() -> None:
         layer = get_channel_layer()

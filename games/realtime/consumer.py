@@ -136,6 +136,9 @@ class TableConsumer(AsyncWebsocketConsumer):
     seat_id: int
     group: str | None = None
     version_sent: int = -1  # the newest table version this socket has sent
+    # The last state frame sent and its table version: a luck check's refresh
+    # is put in it rather than read again (``luck_checked_frame``).
+    state_sent: tuple[int, str] | None = None
     base_url: str = ""
     heartbeat: asyncio.Task[None] | None = None
     other_connected: bool | None = None  # as last sent to this socket
@@ -442,9 +445,21 @@ class TableConsumer(AsyncWebsocketConsumer):
                 )
 
     async def table_refresh(self, event: dict[str, Any]) -> None:
-        """Another seat changed the table: send this seat its own fresh view."""
-        if event.get("origin") != self.channel_name and not self.closing:
-            await self.send_state()
+        """Another seat changed the table: send this seat its own fresh view.
+        A luck check's refresh says what it changed of the view
+        (``broadcast.luck_checked``): when this socket's last view is of the
+        check's version, the change is made in it, without reading it again."""
+        if event.get("origin") == self.channel_name or self.closing:
+            return
+        told = event.get("luck_checked")
+        if told is not None:
+            frame = luck_checked_frame(self.state_sent, self.version_sent, told)
+            if isinstance(frame, str):
+                await self.send(text_data=frame)
+                self.state_sent = (told["version"], frame)
+            if frame is not READ_AGAIN:
+                return
+        await self.send_state()
 
     async def table_state(self, event: dict[str, Any]) -> None:
         """This seat's view after another socket's change (``push_views``):
@@ -460,6 +475,7 @@ class TableConsumer(AsyncWebsocketConsumer):
             self.other_connected = event["connected"]
             self.version_sent = event["version"]
             await self.send(text_data=event["text"])
+            self.state_sent = (event["version"], event["text"])
 
     async def table_resync(self, event: dict[str, Any]) -> None:
         """The process's channel layer lost Redis and has subscribed again
@@ -505,18 +521,79 @@ class TableConsumer(AsyncWebsocketConsumer):
         frame = {"type": "state", **state}
         if replayed:
             frame["replayed"] = True
-        await self.send_frame(frame, message_id)
+        text = await self.send_frame(frame, message_id)
+        self.state_sent = (state["table"]["version"], text)
 
     async def send_error(self, exc: GameError, message_id: str | int | None = None) -> None:
         await self.send_frame({"type": "error", **error_payload(exc)}, message_id)
 
-    async def send_frame(self, payload: dict[str, Any], message_id: str | int | None) -> None:
+    async def send_frame(self, payload: dict[str, Any], message_id: str | int | None) -> str:
+        """Send ``payload`` (with ``message_id``, when there is one); its text."""
         if message_id is not None:
             payload = {**payload, "id": message_id}
-        await self.send(text_data=frame_text(payload))
+        text = frame_text(payload)
+        await self.send(text_data=text)
+        return text
 
 
 def frame_text(payload: dict[str, Any]) -> str:
     """A frame's JSON text, compact (orjson: a table's view in about a tenth
     of the standard library's time)."""
     return orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode()
+
+
+class _ReadAgain:
+    def __repr__(self) -> str:
+        return "READ_AGAIN"
+
+
+READ_AGAIN = _ReadAgain()
+
+
+def luck_checked_frame(
+    sent: tuple[int, str] | None, version_sent: int, told: dict[str, Any]
+) -> str | _ReadAgain | None:
+    """A socket's frame after a luck check (``broadcast.luck_checked``), from
+    ``sent``, its last state frame and that frame's table version.
+
+    The check ran under the table's lock and left its version alone: a view
+    of a later version was read after it committed and shows it (None:
+    nothing to send), and a view of its version shows it or shows the
+    estimate being checked, which is all it changes of a seat's view
+    (``selectors.other_luck``). So when ``sent`` is the newest this socket
+    sent and of the check's version, the frame is ``sent`` with the other
+    seat's ``luck`` and ``luck_check`` as told, without its answer's ``id``
+    (None when it already shows them). Otherwise (an older view, a frame of
+    another version or deal, none sent yet): ``READ_AGAIN``, and the socket
+    reads its view as for a bare refresh.
+
+    >>> def frame(check, **more):
+    ...     other = {"luck": None, "luck_check": check}
+    ...     return frame_text({"type": "state", "deal": {"number": 3,
+    ...                        "results": {"other": other}}, **more})
+    >>> told = {"deal": 3, "version": 9, "luck": "Luck +1.2", "luck_check": "passed"}
+    >>> patched = orjson.loads(luck_checked_frame((9, frame("checking", id="l4")), 9, told))
+    >>> patched["deal"]["results"]["other"], "id" in patched
+    ({'luck': 'Luck +1.2', 'luck_check': 'passed'}, False)
+    >>> luck_checked_frame((10, frame("checking")), 10, told) is None
+    True
+    >>> luck_checked_frame((8, frame("checking")), 8, told)
+    READ_AGAIN
+    """
+    version = told["version"]
+    if version < version_sent:
+        return None
+    if sent is None or sent[0] != version or version != version_sent:
+        return READ_AGAIN
+    frame = orjson.loads(sent[1])
+    deal = frame.get("deal") or {}
+    other = (deal.get("results") or {}).get("other")
+    if deal.get("number") != told["deal"] or other is None:
+        return READ_AGAIN
+    shown = {"luck": told["luck"], "luck_check": told["luck_check"]}
+    if all(other.get(key) == value for key, value in shown.items()):
+        return None
+    other.update(shown)
+    frame.pop("id", None)
+    frame.pop("replayed", None)
+    return frame_text(frame)
