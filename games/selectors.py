@@ -174,17 +174,28 @@ def deal_view(*, deal: Deal, viewer: int, hands: list[Hand] | None = None) -> di
 def deal_links(deal: Deal) -> dict[str, str]:
     """A revealed deal's pages for a seated player: its replay in the history
     and its shuffle proof (a new dict each call)."""
-    return dict(_deal_links(deal.pk, deal.table_id, deal.number, get_script_prefix()))
+    replay, verify = _link_patterns(get_script_prefix())
+    return {"replay": replay % deal.pk, "verify": verify % (deal.table_id, deal.number)}
 
 
-@lru_cache(maxsize=4096)
-def _deal_links(deal_id: int, table_id: int, number: int, prefix: str) -> dict[str, str]:
-    # Every frame after a reveal carries them: reverse() twice a view was a
-    # twenty-fifth of a server's CPU under load (docs/benchmarks.md).
-    return {
-        "replay": reverse("history:deal", args=[deal_id]),
-        "verify": reverse("games:deal_verify", args=[table_id, number]),
-    }
+# Stand-ins for the ids in a reversed link: no id or number here is this large.
+_LINK_IDS = (9_100_000_001, 9_200_000_002)
+
+
+@lru_cache(maxsize=16)
+def _link_patterns(prefix: str) -> tuple[str, str]:
+    """The links of ``deal_links`` as %-patterns, reversed once per script
+    prefix. Every frame after a reveal carries them: reverse() twice a view
+    was a twenty-fifth of a server's CPU under load, and once a deal still a
+    hundredth (docs/benchmarks.md)."""
+
+    def pattern(name: str, count: int) -> str:
+        url = reverse(name, args=_LINK_IDS[:count]).replace("%", "%%")
+        for stand_in in _LINK_IDS[:count]:
+            url = url.replace(str(stand_in), "%d")
+        return url
+
+    return pattern("history:deal", 1), pattern("games:deal_verify", 2)
 
 
 def open_invite(*, table: Table) -> Invite | None:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 from django.test import Client
-from django.urls import reverse
+from django.urls import reverse, set_script_prefix
 
 from accounts.models import User
 from games import engine, selectors, services
@@ -163,15 +163,24 @@ def test_before_the_reveal_no_rest_answer_shows_the_other_hand_the_deck_or_the_s
     assert client.get(f"/api/tables/{table.pk}/").status_code == 404
 
 
-def test_a_deals_links_are_worked_out_once_and_each_view_gets_its_own(player: User) -> None:
+def test_a_deals_links_are_worked_out_once_a_prefix_and_each_view_gets_its_own(
+    player: User,
+) -> None:
     table = services.table_start(user=player, mode="solo")
-    deal = Deal(pk=10**6, table=table, number=3)
-    selectors._deal_links.cache_clear()
-    first = selectors.deal_links(deal)
-    first["replay"] = "changed"
-    again = selectors.deal_links(deal)
-    assert again == {
-        "replay": reverse("history:deal", args=[10**6]),
-        "verify": reverse("games:deal_verify", args=[table.pk, 3]),
-    }
-    assert selectors._deal_links.cache_info().misses == 1
+    selectors._link_patterns.cache_clear()
+    for pk, number in ((10**6, 3), (7, 12), (10**9, 1)):
+        deal = Deal(pk=pk, table=table, number=number)
+        first = selectors.deal_links(deal)
+        first["replay"] = "changed"
+        assert selectors.deal_links(deal) == {
+            "replay": reverse("history:deal", args=[pk]),
+            "verify": reverse("games:deal_verify", args=[table.pk, number]),
+        }
+    assert selectors._link_patterns.cache_info().misses == 1
+    set_script_prefix("/pai gow/")
+    try:
+        links = selectors.deal_links(deal)
+        assert links["replay"] == reverse("history:deal", args=[10**9])
+        assert links["replay"].startswith("/pai%20gow/")
+    finally:
+        set_script_prefix("/")
