@@ -110,7 +110,11 @@ def session_row_holds(
     None when it found none (no such session, expired, or no such user)."""
     if row is None or not session_key:
         return False
-    data = dict(_decoded(settings.SESSION_ENGINE, session_key, row[0], *_keys()))
+    engine, backends = settings.SESSION_ENGINE, tuple(settings.AUTHENTICATION_BACKENDS)
+    held = _model_holds(engine, session_key, user_id, *row, backends, *_keys())
+    if held is not None:
+        return held
+    data = dict(_decoded(engine, session_key, row[0], *_keys()))
     return _holds(data, user_id, row[1], row[2])
 
 
@@ -155,6 +159,26 @@ def _decoded(
     """The items of a stored session's data, decoded (and checked) once per value."""
     store = import_module(engine).SessionStore(session_key)
     return tuple(store.decode(session_data).items())
+
+
+@lru_cache(maxsize=4096)
+def _model_holds(
+    engine: str,
+    session_key: str,
+    user_id: int,
+    session_data: str,
+    password: str | None,
+    active: bool | None,
+    backends: tuple[str, ...],
+    *keys: str | bytes,
+) -> bool | None:
+    """``session_row_holds`` for a session signed in through Django's own
+    backend, remembered by everything its answer depends on (None for
+    another backend, whose answer may depend on more: it is asked each time)."""
+    data = dict(_decoded(engine, session_key, session_data, *keys))
+    if data.get(BACKEND_SESSION_KEY) != MODEL_BACKEND or password is None:
+        return None
+    return _holds(data, user_id, password, active)
 
 
 @lru_cache(maxsize=4096)

@@ -14,6 +14,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
+from django.contrib.auth.backends import ModelBackend
 from django.contrib.sessions.models import Session
 from django.db import OperationalError, connection
 from django.test import Client
@@ -251,3 +252,43 @@ def test_a_session_row_is_decoded_and_its_password_hashed_once_while_neither_cha
     assert session.session_holds(session_key=fresh, user_id=player.pk) is True
     settings.SECRET_KEY, settings.SECRET_KEY_FALLBACKS = old, []
     assert session.session_holds(session_key=fresh, user_id=player.pk) is False
+
+
+class Gate(ModelBackend):
+    """A backend of the site's own whose answer can change with no change to
+    the session row or the password."""
+
+    open = True
+
+    def get_user(self, user_id: int) -> Any:
+        return super().get_user(user_id) if Gate.open else None
+
+
+def test_django_backends_answer_is_remembered_by_its_values_and_another_is_asked_each_time(
+    player: User, settings: Any
+) -> None:
+    key = session_key(_login(player))
+    session._model_holds.cache_clear()
+    assert all(session.session_holds(session_key=key, user_id=player.pk) for _ in range(5))
+    assert session._model_holds.cache_info().misses == 1
+    User.objects.filter(pk=player.pk).update(is_active=False)
+    assert session.session_holds(session_key=key, user_id=player.pk) is False
+    User.objects.filter(pk=player.pk).update(is_active=True)
+    assert session.session_holds(session_key=key, user_id=player.pk) is True
+    # Not another user's, whatever was remembered for this one.
+    assert session.session_holds(session_key=key, user_id=player.pk + 1) is False
+
+    gate = f"{__name__}.Gate"
+    settings.AUTHENTICATION_BACKENDS = [gate]
+    client = Client()
+    client.force_login(player, backend=gate)
+    gated = session_key(client)
+    assert session.session_holds(session_key=gated, user_id=player.pk) is True
+    Gate.open = False
+    try:
+        assert session.session_holds(session_key=gated, user_id=player.pk) is False
+    finally:
+        Gate.open = True
+    assert session.session_holds(session_key=gated, user_id=player.pk) is True
+    # Django's backend is not among the site's any more: its sessions do not hold.
+    assert session.session_holds(session_key=key, user_id=player.pk) is False
