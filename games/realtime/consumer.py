@@ -12,7 +12,9 @@ allowed to see it.
 Views carry the table's ``version``: pushes from two processes can arrive out
 of order, and a socket never sends a view older than the last it sent.
 Changes made outside a socket (pages, upkeep) and presence changes send the
-table's group a bare refresh; each socket then reads its own view. So does
+table's group a bare refresh; each socket then reads its own view (a luck
+check's refresh says what it changed, and a socket whose last view is of
+its version changes that view instead: ``luck_checked_frame``). So does
 the channel layer, to every socket of its process, when it has subscribed
 again after losing Redis (``table.resync``: pub/sub keeps nothing sent
 meanwhile).
