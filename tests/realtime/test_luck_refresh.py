@@ -38,17 +38,6 @@ def fresh(table: Table, seat: int) -> dict[str, Any]:
     return {"type": "state", **selectors.table_state(table_id=table.pk, seat_number=seat)}
 
 
-async def frame_where(seat: Any, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
-    """The next frame that passes ``test``: a heartbeat that saw the other
-    seat connect before the connect's refresh came sends a view of its own,
-    which may still be on its way."""
-    for _ in range(5):
-        frame: dict[str, Any] = await seat.receive()
-        if test(frame):
-            return frame
-    raise AssertionError("no such frame in five")
-
-
 def other_luck_check(frame: dict[str, Any]) -> object:
     return ((frame.get("deal") or {}).get("results") or {}).get("other", {}).get("luck_check")
 
@@ -75,7 +64,7 @@ async def test_a_check_is_put_in_the_view_the_socket_last_sent_without_reading_i
 ) -> None:
     table, ada, grace = await sockets(player, friend, rig)
     await grace_sends(grace, counts or honest())
-    await frame_where(ada, lambda f: other_luck_check(f) == "checking")  # pushed
+    assert other_luck_check(await ada.receive()) == "checking"  # pushed
     reads.reset_mock()
     assert await checked(table) == verdict
     told = await ada.receive()
@@ -100,7 +89,7 @@ async def test_a_socket_whose_last_view_is_older_than_the_check_reads_its_view(
         await grace_sends(grace, honest())
     reads.reset_mock()
     assert await checked(table) == "passed"
-    told = await frame_where(ada, lambda f: other_luck_check(f) is not None)
+    told = await ada.receive()
     assert told == await database_sync_to_async(fresh)(table, 0)
     assert other_luck_check(told) == "passed"
     assert reads.call_count == 1
