@@ -158,27 +158,12 @@ def ensure_database(args: argparse.Namespace, env: dict[str, str]) -> None:
 
 
 def server_command(server: str, port: int, app: str, gc_dir: Path | None = None) -> list[str]:
-    """The command line of one web process on ``port``: daphne, as
-    production runs it, or for a comparison uvicorn (uvloop, httptools, the
-    ``websockets`` implementation) or granian (one worker, one runtime
-    thread, uvloop; it serves ``benchmarks/granian_app.py``, which starts the
-    application as ``paigow_site.server`` does, whatever ``app``); with
-    ``gc_dir``, its collections logged there (``gc_log.py``)."""
+    """The command line of one web process on ``port``: daphne as production
+    runs it (``paigow_site.server``) or daphne's own command; with ``gc_dir``,
+    its collections logged there (``gc_log.py``)."""
     python = [sys.executable]
     if gc_dir is not None:
         python += [str(REPO / "benchmarks" / "gc_log.py"), str(gc_dir)]
-    if server == "granian":
-        return [
-            *python, "-m", "granian", "--interface", "asginl", "--host", "127.0.0.1",
-            "--port", str(port), "--workers", "1", "--loop", "uvloop", "--runtime-threads", "1",
-            "--no-access-log", "--log-level", "warning", "benchmarks.granian_app:application",
-        ]
-    if server == "uvicorn":
-        return [
-            *python, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
-            "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
-            "--lifespan", "off", "--no-access-log", "--log-level", "warning", app,
-        ]
     return [*python, "-m", server, "-b", "127.0.0.1", "-p", str(port), app]
 
 
@@ -849,10 +834,10 @@ def main() -> None:
         "--servers", type=int, default=1, help="daphne processes; sockets are spread over them"
     )
     parser.add_argument(
-        "--server", choices=("paigow_site.server", "daphne", "uvicorn", "granian"),
+        "--server", choices=("paigow_site.server", "daphne"),
         default="paigow_site.server",
         help="the web server of the --servers processes: production's (daphne with"
-        " uvloop, paigow_site.server), daphne's own command, uvicorn or granian",
+        " uvloop, paigow_site.server) or daphne's own command",
     )
     parser.add_argument(
         "--workers", choices=("split", "one"), default="split",
