@@ -34,6 +34,7 @@ from .explore import (
 )
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
 from .guide import Guide, GuidedSetting, backs_in_words, guide_view, hand_guide
+from .hand_history import record_problems
 from .hands import (
     Setting,
     SettingDescription,
@@ -148,6 +149,7 @@ __all__ = [
     "mirror_part",
     "mirror_result",
     "parse_cards",
+    "record_problems",
     "sampled_analysis",
     "seat_view",
     "settle",

@@ -7,6 +7,7 @@ API does: the player's own revealed deals."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -173,4 +174,23 @@ def export_csv(request: HttpRequest) -> StreamingHttpResponse:
     )
     stamp = timezone.now().strftime("%Y%m%d")
     response["Content-Disposition"] = f'attachment; filename="paigow-history-{stamp}.csv"'
+    return response
+
+
+@login_required
+@require_GET
+def export_hand_history(request: HttpRequest) -> StreamingHttpResponse:
+    """The hand history in JSON lines (docs/hand-history.md), the same filters
+    as the page, streamed."""
+    filters = HistoryFilter.for_page(request).hand_filters()
+    return hand_history_response(export.hand_history_lines(user=request.user, filters=filters))
+
+
+def hand_history_response(lines: Iterator[str]) -> StreamingHttpResponse:
+    """A download of hand-history lines (the page's and the API's)."""
+    response = StreamingHttpResponse(
+        export.lines_stream(lines), content_type="application/jsonl; charset=utf-8"
+    )
+    stamp = timezone.now().strftime("%Y%m%d")
+    response["Content-Disposition"] = f'attachment; filename="paigow-hands-{stamp}.jsonl"'
     return response
