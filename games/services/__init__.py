@@ -21,6 +21,7 @@ from .tables import (
     setting_lock,
     stake_accept,
     stake_propose,
+    table_close,
     table_start,
 )
 from .transition import OpenTable, table_lock, table_open, table_open_with, transition
@@ -43,6 +44,7 @@ __all__ = [
     "setting_lock",
     "stake_accept",
     "stake_propose",
+    "table_close",
     "table_join",
     "table_lock",
     "table_open",
