@@ -124,17 +124,17 @@ def _token_from(text: str) -> str:
 def _invite_answer(request: HttpRequest, token: str) -> HttpResponse:
     """Seat the signed-in friend once and go to the table. The host (or the
     friend again) just goes to the table; a third person is told the table is
-    full. A signed-out visitor's token waits in the session while they sign
-    in or sign up, so it is never part of a URL."""
+    full. A signed-out visitor with a known link is sent to sign in (or up),
+    its token waiting in the session, so it is never part of a URL; the
+    sign-in and sign-up pages say who invited them, or why the link no longer
+    seats anyone (``templatetags.invites``): one of the table's two players
+    may still be going back to it."""
     request.session.pop(PENDING_INVITE, None)
-    if not request.user.is_authenticated:
-        if not services.INVITE_TOKEN.fullmatch(token):
-            return _invite_refused(request, InviteNotFound())
-        request.session[PENDING_INVITE] = token
-        return redirect_to_login(reverse("games:join"))
     try:
         invite_limits.check_invite(request)
         try:
+            if not request.user.is_authenticated:
+                return _invite_waits(request, token)
             table = services.invite_accept(user=request.user, token=token)
         except GameError:
             invite_limits.invite_failed(request)
@@ -143,6 +143,19 @@ def _invite_answer(request: HttpRequest, token: str) -> HttpResponse:
         return _invite_refused(request, exc)
     broadcast.table_changed(table=table)
     return redirect("games:table", table_id=table.pk)
+
+
+def _invite_waits(request: HttpRequest, token: str) -> HttpResponse:
+    """Keep a signed-out visitor's known token while they sign in or up
+    (``InviteNotFound`` for any other)."""
+    try:
+        services.invite_preview(token=token)
+    except InviteNotFound:
+        raise
+    except GameError:
+        pass  # a dead link: the sign-in page says so
+    request.session[PENDING_INVITE] = token
+    return redirect_to_login(reverse("games:join"))
 
 
 def _invite_refused(request: HttpRequest, exc: GameError) -> HttpResponse:

@@ -11,7 +11,14 @@ service by argument. The socket's own writes (presence, message ids) live in
 """
 
 from .costs import hand_cost_record
-from .invites import INVITE_TOKEN, invite_accept, invite_create, invite_revoke, table_join
+from .invites import (
+    INVITE_TOKEN,
+    invite_accept,
+    invite_create,
+    invite_preview,
+    invite_revoke,
+    table_join,
+)
 from .luck import LUCK_SAMPLES, luck_record
 from .practice import practice_analyse, practice_deal, practice_lock
 from .tables import (
@@ -36,6 +43,7 @@ __all__ = [
     "hand_cost_record",
     "invite_accept",
     "invite_create",
+    "invite_preview",
     "invite_revoke",
     "luck_record",
     "practice_analyse",
