@@ -64,7 +64,7 @@ def test_leaving_between_deals_finishes_the_table_for_both_and_moves_no_chip(
         seat = selectors.seat_for(user=user, table_id=table.pk)
         assert selectors.table_state(table_id=table.pk, seat_number=seat.number)[
             "table"]["status"] == "finished"
-    with pytest.raises(exceptions.TableFinished):
+    with pytest.raises(exceptions.TableFinished, match=r"^This table was closed\. Open a new"):
         services.stake_propose(user=player, table_id=table.pk, amount=10)
 
 
