@@ -554,6 +554,6 @@ def table_closing(*, user: Any, table_id: int) -> dict[str, Any]:
     return {
         "table": table,
         "can": can,
-        "verb": "Close" if waiting or table.deals_count == 0 else "Leave",
+        "verb": "Close" if waiting else "Leave",
         "chips": chips,
     }

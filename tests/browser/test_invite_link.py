@@ -10,6 +10,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.browser.conftest import sign_up, unique_name
+from tests.browser.test_accessibility import blocking
 
 
 def test_a_signed_out_friend_opens_the_link_signs_up_and_sits_down(
@@ -72,6 +73,7 @@ def test_a_new_link_pasted_into_the_withdrawn_links_tab_seats_the_friend(
     expect(guest.get_by_role("alert")).to_have_text(
         "That invite link was withdrawn. Ask your friend for a new one.")
     assert guest.url.endswith("/invite/")
+    assert blocking(guest) == []  # the page, with its form for a new link
     # Chromium logs the page's own 410 (Gone); that is the page saying so, no fault.
     assert [e for e in guest_context.console_errors if "410 (Gone)" not in e] == []
     guest_context.console_errors.clear()
@@ -113,6 +115,7 @@ def test_a_signed_out_friend_is_told_who_invited_them_and_signs_in_from_the_head
     guest.wait_for_url(re.compile(r"/accounts/sign-in/\?next=/invite/$"))
     expect(guest.locator("#invite-waiting")).to_have_text(
         f"{host_name} invited you to a friend table: sign in or sign up to take your seat.")
+    assert blocking(guest) == []
     guest.get_by_role("navigation", name="Main").get_by_role("link", name="Sign in").click()
     expect(guest.locator("#invite-waiting")).to_contain_text(f"{host_name} invited you")
     guest.get_by_label("Username").fill(name)
