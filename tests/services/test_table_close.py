@@ -9,12 +9,14 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.db import connection
 
 from accounts.models import User
 from games import selectors, services
 from games.engine import errors as exceptions
-from games.models import Invite, LedgerEntry, Seat, Table
-from tests.support import STRONG, WEAK, accept_seen, deck_with, house_front
+from games.models import Deal, Invite, LedgerEntry, Seat, Table
+from tests.services.test_races import race
+from tests.support import STRONG, WEAK, accept_seen, deck_with, friend_table, house_front
 
 pytestmark = pytest.mark.django_db
 
@@ -101,3 +103,28 @@ def test_only_a_seated_player_closes_a_table(
     with pytest.raises(exceptions.TableNotFound):
         services.table_close(user=player, table_id=table.pk + 1000)
     assert Table.objects.get(pk=table.pk).status == Table.Status.WAITING
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="row locks need PostgreSQL (DATABASE_URL)"
+)
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("attempt", range(3))
+def test_a_close_and_a_deal_at_once_one_wins_and_no_deal_is_cut_off(
+    player: User, friend: User, rig: Callable[..., None], attempt: int
+) -> None:
+    rig(deck_with(STRONG, WEAK))
+    table = friend_table(player, friend)
+    services.stake_propose(user=player, table_id=table.pk, amount=30)
+    accept_seen(friend, table.pk)
+    outcomes = race(
+        lambda: services.table_close(user=player, table_id=table.pk),
+        lambda: services.deal_start(user=friend, table_id=table.pk),
+    )
+    table.refresh_from_db()
+    if table.status == Table.Status.FINISHED:  # the close came first
+        assert isinstance(outcomes[1], exceptions.TableFinished), outcomes
+        assert not Deal.objects.filter(table=table).exists()
+    else:  # the deal came first: it stands, and the close said so
+        assert table.status == Table.Status.PLAYING
+        assert isinstance(outcomes[0], exceptions.DealInProgress), outcomes
