@@ -7,8 +7,17 @@
 // the visitor pastes the link into the form.
 const form = document.getElementById("join-form");
 
+function fragment() {
+  const text = location.hash.slice(1);
+  try {
+    return decodeURIComponent(text).trim();
+  } catch {
+    return text.trim(); // a stray "%": the server says the link is not valid
+  }
+}
+
 function join() {
-  const token = decodeURIComponent(location.hash.slice(1)).trim();
+  const token = fragment();
   if (!form || !token) return;
   history.replaceState(null, "", location.pathname + location.search);
   form.elements.token.value = token;
