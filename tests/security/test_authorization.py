@@ -83,6 +83,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "games:lobby": SIGNED_IN,
     "games:table_new": (302, 405, 405, 405, 405),  # POST only
     "games:table": SEATED,
+    "games:table_close": SEATED,  # the page that asks first; its button POSTs
     "games:deal_verify": SEATED,
     # The used link: its two players go to the table, anyone else finds it full.
     "games:invite": (302, 302, 302, 409, 409),
