@@ -105,7 +105,7 @@ def test_history_session_and_skill_report_draw_their_charts(
     expect(page.locator(".figures")).to_contain_text("Deals played")
 
     page.goto(f"{site}/history/skill/")
-    expect(page.get_by_role("heading", name="Decision skill")).to_be_visible()
+    expect(page.get_by_role("heading", name="Skill report")).to_be_visible()
     assert_charts_drawn(page, 2)
     screenshot(page, "skill-report-1280")
 
