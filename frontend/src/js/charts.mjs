@@ -25,10 +25,10 @@ const timeAxis = (label) => ({ label, stroke: INK, grid: { stroke: "#ecece8" }, 
 const DEAL_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 const dealAxis = (label = "Deal") => axis(label, { incrs: DEAL_STEPS });
 
-// The height a slanted (45°) axis of labels up to `longest` characters needs:
-// about 6.5 px a character at uPlot's 12 px font, times sin 45°, plus the
-// axis title.
-export const rowAxisSize = (longest) => Math.ceil(30 + longest * 6.5 * Math.SQRT1_2);
+// The height an axis of upright labels up to `longest` characters needs:
+// about 6.5 px a character at uPlot's 12 px font, plus the axis title.
+// Upright, a label never runs past the chart's sides, however long.
+export const rowAxisSize = (longest) => Math.ceil(34 + longest * 6.5);
 
 function sized(el, height = 240) {
   return { width: Math.max(260, Math.floor(el.clientWidth || 320)), height };
@@ -97,7 +97,7 @@ const builders = {
     };
   },
   // Skill by house-way row: one bar per row (sum), the mean as dots. The rows
-  // come in words ("Two pair, kept together"), slanted, with room below the
+  // come in words ("Two pair, kept together"), upright, with room below the
   // plot for the longest so that none is cut.
   "skill-rows"(data) {
     const x = data.rows.map((_, i) => i);
@@ -112,7 +112,7 @@ const builders = {
             splits: () => x,
             values: (_, ticks) => ticks.map((t) => data.rows[t] ?? ""),
             size: below,
-            rotate: -45,
+            rotate: -90,
           }),
           axis("Skill", { size: 50 }),
         ],
