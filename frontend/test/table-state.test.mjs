@@ -9,7 +9,7 @@ import * as shows from "../src/js/table-state.mjs";
 const SEVEN = ["As", "Ah", "8d", "8c", "Ks", "7h", "4d"];
 // Guides as the engine makes them (games.engine.guide_view; tests/engine/test_guide.py keeps them so).
 const FIXTURE = JSON.parse(readFileSync(new URL("./guide-fixture.json", import.meta.url)));
-const [GUIDE, LOCKED_GUIDE, KICKER] = FIXTURE.hands;
+const [GUIDE, LOCKED_GUIDE, KICKER, NO_PAIR] = FIXTURE.hands;
 
 /** A state frame: a solo table, deal 3 being set, with overrides. */
 function frame({ table = {}, seats = {}, deal = {}, you = {}, session = null, noDeal = false } = {}) {
@@ -86,7 +86,7 @@ describe("choices", () => {
     const choices = shows.withHouseWay(picked(state, "Ks"), house);
     assert.deepEqual(choices.selected, ["8d", "8c"]);
     assert.equal(shows.houseReason(state, choices),
-      "House way (two-pair-split): Split the two pairs: the higher pair in back, the lower pair in front.");
+      "House way (two pair, split): Split the two pairs: the higher pair in back, the lower pair in front.");
     assert.deepEqual(shows.currentSetting(state, choices), { front: ["8d", "8c"], back: ["As", "Ah", "Ks", "7h", "4d"] });
     assert.equal(shows.houseWay(frame({ you: { guide: undefined } })), null, "no guide: no House way");
     assert.equal(shows.houseWay(frame({ you: { locked: true, front: ["Ks", "7h"], guide: LOCKED_GUIDE.guide } })), null);
@@ -165,6 +165,15 @@ describe("what the page shows", () => {
     assert.equal(shows.labels(bare, picked(bare, "As", "Ah")).front, "Front: Ace of spades and Ace of hearts");
   });
 
+  test("a fouled back has one name: the label says the warning's (issue #45)", () => {
+    const state = frame({ you: { cards: NO_PAIR.cards, guide: NO_PAIR.guide } });
+    const choices = picked(state, "As", "Kd");
+    const { text } = shows.alert(state, choices);
+    assert.match(text, /beats your back, ten-eight high\./);
+    assert.deepEqual(shows.labels(state, choices), { front: "Front: ace-king", back: "Back: ten-eight high" });
+    assert.equal(shows.labels(state, picked(state, "8c", "6s")).back, "Back: ace high", "no foul: the plain name");
+  });
+
   test("every one of the 21 fronts has its names and foul check in the guide", () => {
     const state = frame();
     for (let i = 0; i < 7; i += 1) {
@@ -235,11 +244,25 @@ describe("what the page shows", () => {
       parts: "Front: win, pair of aces against king high. Back: copy (to the dealer), two pair, kings and queens against two pair, kings and queens.",
       money: "Stake 20: +20 chips. Decision skill 0.",
     });
+    assert.match(shows.result(revealed({ mode: "friend" })).parts, /copy \(a tie\)/);
     const lost = shows.result(revealed({ mine: { result: "loss", foul: true, skill: -1.5 }, mode: "friend" }));
     assert.equal(lost.headline, "Loss: your setting fouled");
-    assert.match(lost.parts, /copy \(a tie\)/);
     assert.equal(lost.money, "Stake 20: −20 chips. Decision skill −1.5.");
     assert.deepEqual(shows.settingRows(revealed(), "other")[0], { label: "Front", cards: ["Ks", "7h"], extra: "king high (win)" });
+  });
+
+  test("a foul loses the whole bet: no part of a fouled deal is called a win (issue #45)", () => {
+    const state = revealed({ mine: { result: "loss", foul: true, skill: -1.5 } });
+    const lost = shows.result(state);
+    assert.equal(lost.headline, "Loss: your setting fouled");
+    assert.match(lost.parts, /A foul loses the whole bet/);
+    assert.doesNotMatch(lost.parts, /\b(win|loss|copy)\b/);
+    for (const seat of ["you", "other"]) {
+      for (const row of shows.settingRows(state, seat)) assert.doesNotMatch(row.extra, /\((win|loss|copy)/, row.extra);
+    }
+    const won = shows.result(revealed({ theirs: { foul: true } }));
+    assert.match(won.parts, /The other side fouled: a foul loses the whole bet/);
+    assert.match(shows.result(revealed({ mine: { foul: true, result: "push" }, theirs: { foul: true } })).parts, /Both settings fouled: a push/);
   });
 
   test("the result names the kicker the server names when both backs have one name", () => {
@@ -282,7 +305,7 @@ describe("what the page shows", () => {
       [["Your setting is the house way: pair of eights in front, pair of aces behind.", "coach-same"]]);
     const lines = shows.coachLines(state, picked(state, "As", "Ah"));
     assert.deepEqual(lines.map(([text]) => text), [
-      "The house way sets pair of eights in front and pair of aces behind (two-pair-split).",
+      "The house way sets pair of eights in front and pair of aces behind (two pair, split).",
       "Your front gains: pair of aces beats the house way's pair of eights.",
       "Your back gives up: pair of eights instead of pair of aces.",
       "This setting is a foul: it loses whatever the other side holds.",

@@ -20,7 +20,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from .. import reports
+from .. import engine, reports
 from . import export, record, selectors
 from .filters import HistoryFilter
 
@@ -143,7 +143,8 @@ def skill_report(request: HttpRequest) -> HttpResponse:
     report = reports.skill_report(user=request.user, filters=filterset.hand_filters())
     charts = {
         "skill_rows": {
-            "rows": [r["row"] for r in report["by_row"]],
+            # The rows in words on the chart; the ids stay in the API and the CSV.
+            "rows": [engine.row_words(r["row"]) for r in report["by_row"]],
             "sum": [float(r["skill_sum"]) for r in report["by_row"]],
             "mean": [float(r["skill_mean"] or 0) for r in report["by_row"]],
         },

@@ -48,15 +48,18 @@ def seed(username: str) -> int:
     return table.pk
 
 
-def seed_site(tmp_path_factory: pytest.TempPathFactory, username: str) -> int:
-    """Seed the live site's own embedded database (the `site` fixture's folder)."""
+def seed_site(tmp_path_factory: pytest.TempPathFactory, username: str,
+              seeder: str = "tests.browser.test_history:seed") -> int:
+    """Seed the live site's own embedded database (the `site` fixture's folder)
+    with ``seeder`` ("module:function", given the username, answering an id)."""
     (var_dir,) = [p for p in tmp_path_factory.getbasetemp().glob("site-var*")
                   if p.is_dir() and not p.is_symlink()]
     env = {k: v for k, v in os.environ.items()
            if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG", "SECRET_KEY"}
            and not k.startswith("PYTEST_")}
     env["PAIGOW_VAR_DIR"] = str(var_dir)
-    code = f"from tests.browser.test_history import seed; print(seed({username!r}))"
+    module, function = seeder.split(":")
+    code = f"from {module} import {function}; print({function}({username!r}))"
     done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=REPO, env=env,
                           check=True, capture_output=True, text=True)
     return int(done.stdout.strip().splitlines()[-1])
@@ -105,7 +108,7 @@ def test_history_session_and_skill_report_draw_their_charts(
     expect(page.locator(".figures")).to_contain_text("Deals played")
 
     page.goto(f"{site}/history/skill/")
-    expect(page.get_by_role("heading", name="Decision skill")).to_be_visible()
+    expect(page.get_by_role("heading", name="Skill report")).to_be_visible()
     assert_charts_drawn(page, 2)
     screenshot(page, "skill-report-1280")
 

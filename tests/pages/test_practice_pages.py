@@ -74,7 +74,7 @@ def test_a_form_lock_shows_the_house_way_the_best_and_the_loss(signed_in: Client
     response = signed_in.post(f"/practice/hands/{hand.pk}/lock/", {"front": ["Ks", "7h"]},
                               follow=True)
     page = response.content.decode()
-    for text in ("House way", "two-pair-split", "Best setting", "gave up",
+    for text in ("House way", "Two pair, split", "Best setting", "gave up",
                  "An estimate over 1,000 random opponents", "Next hand"):
         assert text in page
 

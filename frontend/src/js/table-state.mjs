@@ -216,9 +216,11 @@ export function settingRows(state, seat) {
   const deal = state.deal;
   const hand = deal[seat];
   const result = deal.revealed ? deal.results[seat] : null;
+  // A foul settles the whole bet: no part of it is a win or a loss.
+  const played = result && !fouled(deal);
   const extra = (part) => {
     const handName = lower(hand[`${part}_name`] || result?.[`${part}_name`] || "");
-    return `${handName}${result ? ` (${partWord(state, result[`${part}_result`])})` : ""}`;
+    return `${handName}${played ? ` (${partWord(state, result[`${part}_result`])})` : ""}`;
   };
   return [
     { label: "Front", cards: codes(hand.front), extra: extra("front") },
@@ -234,14 +236,22 @@ export function labels(state, choices) {
     return { front: `Front: pick ${plural(more, "more card")}`, back: "Back: the other five cards" };
   }
   const named = guidedSetting(state, choices);
-  if (named) return { front: `Front: ${lower(named.front_name)}`, back: `Back: ${lower(named.back_name)}` };
+  if (named) return { front: `Front: ${lower(named.front_name)}`, back: `Back: ${foulBack(named.foul_reason) ?? lower(named.back_name)}` };
   // A frame without a guide (none is sent so): the cards by name.
   return { front: `Front: ${setting.front.map((c) => cardName(state, c)).join(" and ")}`, back: "Back: the other five cards" };
 }
 
+// A fouled back as the foul's sentence names it ("…beats your back, ten-eight
+// high."), so the label beside the warning says the same ("ten-eight high",
+// not "ten high"); undefined for any other sentence.
+const foulBack = (reason) => /beats your back, (?:an? )?(.+)\.$/.exec(reason ?? "")?.[1];
+
+// A house-way row in words ("two pair, split"); the id in a frame without them.
+const rowWords = (house) => lower(house.row_words ?? house.row);
+
 /** The house way's reason, once it was picked for this deal. */
 export function houseReason(state, choices) {
-  return choosing(state) && choices.house ? `House way (${choices.house.row}): ${choices.house.reason}` : null;
+  return choosing(state) && choices.house ? `House way (${rowWords(choices.house)}): ${choices.house.reason}` : null;
 }
 
 export const FOUL_CHOICE = "A foul loses the deal: choose another setting, or lock anyway.";
@@ -265,6 +275,16 @@ export function alert(state, choices) {
 // A back as the result says it: with the deciding kicker when the names tie.
 const backWords = (side) => side.back_words ?? lower(side.back_name);
 
+// Whether a foul settled the revealed deal (rules §4: the side that fouls
+// loses the whole bet, both fouling push), so its parts did not count.
+const fouled = (deal) => Boolean(deal.results.you.foul || deal.results.other.foul);
+
+function foulWords(mine, theirs) {
+  if (mine.foul && theirs.foul) return "Both settings fouled: a push, whatever the parts.";
+  if (mine.foul) return "A foul loses the whole bet, whatever the other side holds: neither part counts.";
+  return "The other side fouled: a foul loses the whole bet, so you win it whatever you hold.";
+}
+
 export function result(state) {
   const deal = state.deal;
   if (!deal || !deal.revealed) return null;
@@ -274,7 +294,8 @@ export function result(state) {
   return {
     result: mine.result,
     headline: `${WORDS[mine.result]}${mine.foul ? ": your setting fouled" : ""}`,
-    parts: `Front: ${partWord(state, mine.front_result)}, ${lower(mine.front_name)} against ${lower(theirs.front_name)}. `
+    parts: fouled(deal) ? foulWords(mine, theirs)
+      : `Front: ${partWord(state, mine.front_result)}, ${lower(mine.front_name)} against ${lower(theirs.front_name)}. `
       + `Back: ${partWord(state, mine.back_result)}, ${backWords(mine)} against ${backWords(theirs)}.`,
     money: `Stake ${deal.stake}: ${delta} chips. Decision skill ${signed(mine.skill)}.`,
   };
@@ -370,7 +391,7 @@ export function coachLines(state, choices) {
   const myFront = lower(mine.front_name);
   // The backs as the engine words them beside each other: the deciding kicker when the names tie.
   const [myBack, houseBack] = mine.back_words ?? [lower(mine.back_name), hwBack];
-  const lines = [[`The house way sets ${hwFront} in front and ${hwBack} behind (${house.row}).`, ""]];
+  const lines = [[`The house way sets ${hwFront} in front and ${hwBack} behind (${rowWords(house)}).`, ""]];
   lines.push([mine.front_cmp > 0
     ? `Your front gains: ${myFront} beats the house way's ${hwFront}.`
     : mine.front_cmp < 0 ? `Your front gives up strength: ${myFront} against the house way's ${hwFront}.`
