@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+# No per-example deadline: timings live in benchmarks/, never in tests, and
+# Hypothesis's default of 200 ms an example failed correct code on a busy
+# machine (the two cores shared with browsers and live servers).
+hypothesis_settings.register_profile("paigow", deadline=None)
+hypothesis_settings.load_profile("paigow")
 SHARED = REPO.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
