@@ -125,3 +125,12 @@ def test_other_saves_and_a_hash_upgrade_at_sign_in_keep_the_tokens(
     assert signed.status_code == 302
     assert User.objects.get(pk=player.pk).password.startswith("md5$")  # it was upgraded
     assert all(opens_api(t) for t in mine)
+
+
+def test_the_admin_shows_whether_the_address_is_verified(
+    player: Any, make_user: Callable[[str], Any]
+) -> None:
+    admin = make_user("root")
+    User.objects.filter(pk=admin.pk).update(is_staff=True, is_superuser=True)
+    page = signed_in(admin).get(f"/admin/accounts/user/{player.pk}/change/").content.decode()
+    assert 'name="email_verified"' in page
