@@ -4,6 +4,7 @@ tokens."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -14,14 +15,14 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, redirect_to_login
 from django.core.exceptions import ValidationError
 from django.forms import BaseForm
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_decode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import emails, limits, tokens, walkthrough
+from . import emails, limits, tasks, tokens, walkthrough
 from .forms import (
     EmailForm,
     NewPasswordForm,
@@ -33,6 +34,8 @@ from .forms import (
     is_throttled,
 )
 from .models import User
+
+log = logging.getLogger(__name__)
 
 
 class _TooManyIs429:
@@ -98,8 +101,6 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     form_class = VerifiedEmailPasswordResetForm
     template_name = "accounts/password_reset.html"
-    subject_template_name = "accounts/email/password_reset_subject.txt"
-    email_template_name = "accounts/email/password_reset_body.txt"
     success_url = reverse_lazy("accounts:password_reset_sent")
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
@@ -129,9 +130,19 @@ class PasswordResetView(auth_views.PasswordResetView):
             response.status_code = 429
             return response
         limits.PASSWORD_RESETS.record_failure(*pairs)
-        self.extra_email_context = {"days": emails.link_days()}
-        sent: HttpResponse = super().form_valid(form)
-        return sent
+        # Made and sent by a worker (accounts.tasks): the answer takes as long
+        # whether or not an account has the address.
+        try:
+            tasks.password_reset_mail.delay(
+                form.cleaned_data["email"], self.request.get_host(), self.request.is_secure()
+            )
+        except Exception:  # the broker's errors (kombu, redis-py, sockets) alike
+            log.exception("could not queue a password-reset mail")
+            form.add_error(None, "The link could not be sent just now: try again in a minute.")
+            response = self.form_invalid(form)
+            response.status_code = 503
+            return response
+        return HttpResponseRedirect(self.get_success_url())
 
 
 class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):

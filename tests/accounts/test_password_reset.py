@@ -10,7 +10,7 @@ import pytest
 from django.core import mail
 from django.test import Client
 
-from accounts import limits
+from accounts import limits, tasks
 from accounts.models import User
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +111,36 @@ def test_without_mail_the_reset_page_says_to_ask_the_operator(player: Any, setti
     assert 'name="email"' not in page
     ask(Client(), "ada@example.org")
     assert mail.outbox == []
+
+
+def test_the_request_only_queues_the_address_and_the_worker_makes_the_link(
+    player: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The answer cannot take longer for a known address (no mail is sent in
+    the request), and no link passes through the broker."""
+    verified(player)
+    queued: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(tasks.password_reset_mail, "delay", lambda *args: queued.append(args))
+    known = ask(Client(), "ada@example.org")
+    unknown = ask(Client(), "nobody@example.org")
+    assert mail.outbox == []
+    assert queued == [("ada@example.org", "testserver", False),
+                      ("nobody@example.org", "testserver", False)]
+    assert known.content == unknown.content
+    for args in queued:  # as the worker runs them
+        tasks.password_reset_mail(*args)
+    [message] = mail.outbox
+    assert message.to == ["ada@example.org"]
+    assert RESET_LINK.search(message.body)
+
+
+def test_a_broker_that_does_not_answer_is_said(
+    player: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def down(*args: Any) -> None:
+        raise ConnectionRefusedError("broker down")
+
+    monkeypatch.setattr(tasks.password_reset_mail, "delay", down)
+    answer = ask(Client(), "ada@example.org")
+    assert answer.status_code == 503
+    assert "The link could not be sent just now: try again in a minute." in answer.content.decode()
