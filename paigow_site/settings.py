@@ -344,9 +344,12 @@ STORAGES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         # Personal API tokens (accounts.tokens): only a SHA-512 digest is stored.
-        "knox.auth.TokenAuthentication",
+        # First, because DRF asks the first class for the WWW-Authenticate
+        # header: a missing or bad token answers 401 with "WWW-Authenticate:
+        # Token" (session authentication has no header, so it would be 403).
+        "accounts.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
@@ -428,6 +431,52 @@ LOGGING = {
 # alike). Raise it behind a shared address (a school, a carrier's NAT); the
 # browser tests raise it because every one of them signs up from 127.0.0.1.
 SIGN_UPS_PER_ADDRESS = int(os.environ.get("SIGN_UPS_PER_ADDRESS", "10"))
+
+# E-mail: the address a player verifies on the account page, and the
+# password-reset link sent to it (accounts.emails). Where mail goes:
+# - EMAIL_HOST set: SMTP there. EMAIL_PORT (587), EMAIL_HOST_USER and
+#   EMAIL_HOST_PASSWORD (none), EMAIL_USE_TLS (1: STARTTLS) or EMAIL_USE_SSL
+#   (0; 1 for implicit TLS, usually port 465), EMAIL_TIMEOUT seconds (10: an
+#   SMTP server that hangs never holds a request longer). DEFAULT_FROM_EMAIL
+#   (the sender players see) is then required in production.
+# - else EMAIL_FILE_PATH set: each mail is a file in that folder (the browser
+#   tests read the link there; a test server without mail).
+# - else with DEBUG (the embedded default): each mail is printed on the console.
+# - else (production without either): no mail is sent; the account page asks
+#   for no address and the reset page says a forgotten password cannot be reset
+#   by e-mail here. It is the operator's choice, and said loudly: a warning
+#   (accounts.W001) from `manage.py check` and migrate, and in the log at start.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", "")
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS", True)
+    EMAIL_USE_SSL = env_flag("EMAIL_USE_SSL", False)
+    if EMAIL_USE_SSL:
+        EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS", False)
+    if EMAIL_USE_TLS and EMAIL_USE_SSL:
+        raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL: set one of them, not both.")
+    EMAIL_TIMEOUT = float(os.environ.get("EMAIL_TIMEOUT", "10"))
+elif EMAIL_FILE_PATH:
+    EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+elif DEBUG:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+# Whether the site sends mail at all (the e-mail on the account page, the reset).
+EMAIL_ENABLED = bool(EMAIL_HOST or EMAIL_FILE_PATH or DEBUG)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "")
+if not DEFAULT_FROM_EMAIL:
+    if EMAIL_HOST and not DEBUG:
+        raise ImproperlyConfigured(
+            "DEFAULT_FROM_EMAIL is not set. With EMAIL_HOST, production needs the sender "
+            'players see, e.g. "Pai Gow Lab <noreply@paigow.example.org>".'
+        )
+    DEFAULT_FROM_EMAIL = "Pai Gow Lab <noreply@localhost>"
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
 
 # Friend tables: how long an invite link stays good, and how long a table
 # socket counts as connected after its last heartbeat (a process that died

@@ -41,6 +41,9 @@ def production_env(clean_env: dict[str, str]) -> dict[str, str]:
         "DJANGO_DEBUG": "0",
         "SECRET_KEY": secrets.token_urlsafe(64),
         "ALLOWED_HOSTS": "paigow.example",
+        # Production sends the password-reset mail (else accounts.W001 warns).
+        "EMAIL_HOST": "smtp.paigow.example",
+        "DEFAULT_FROM_EMAIL": "Pai Gow Lab <noreply@paigow.example>",
     }
 
 
