@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
-ENGINE_SOURCES := $(shell find games/engine -name '*.py' 2>/dev/null)
+ENGINE_SOURCES := $(shell find games/engine -name '*.py' -o -name '*.bin' 2>/dev/null)
 STATIC_SOURCES := $(shell find frontend/src -type f 2>/dev/null)
 # daphne with invite tokens redacted from its access log (paigow_site/server.py).
 SERVER := $(PY) -m paigow_site.server

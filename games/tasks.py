@@ -408,3 +408,13 @@ def exact_analyse_later(*, cards: str, mode: str, side: str) -> None:
     _after_commit(
         queue, f"queueing the exact analysis of {mode} {side} {cards} failed; asked again later"
     )
+
+
+def decision_costs_sweep_later() -> None:
+    """Queue another ``games.decision_costs_sweep`` run (a run whose batch was
+    full: more hands may wait), behind what the costs queue holds already. Not
+    when eager (embedded: it would run inside this run); a broker that is
+    down is logged, and the beat's next run goes on."""
+    if not _eager():
+        _after_commit(decision_costs_sweep.delay,
+                      "queueing the next decision costs sweep failed; the beat's next run goes on")
