@@ -431,20 +431,30 @@ describe("online and offline", () => {
     const lock = watch(transport.send({ type: "lock", front: ["As", "Ah"], deal: 1 }));
     assert.deepEqual(first.messages, [], "nothing is written to a socket given up");
 
-    // A reconnect tried while offline fails: still "offline", not "lost".
-    timers.shift().fn();
-    latest().close(1006);
-    assert.deepEqual(statuses, ["offline", "offline"]);
+    assert.deepEqual(timers, [], "no socket is tried while offline");
 
     network.go(true);
-    assert.equal(FakeSocket.all.length, 3, "online opens a socket without waiting");
+    assert.equal(FakeSocket.all.length, 2, "online opens a socket without waiting");
     latest().live();
     assert.deepEqual(latest().messages.map((m) => m.id), ["p-1"]);
-    timers.shift().fn(); // the reconnect scheduled before: not a second socket
-    assert.equal(FakeSocket.all.length, 3);
     latest().reply({ type: "state", id: "p-1", table: { version: 3 } });
     await settled();
     assert.equal(lock.outcome, "resolved");
+  });
+
+  test("a socket that fails while the browser says offline is said offline, and waits for online", () => {
+    const { transport, statuses, network, timers, reconnect } = harness();
+    transport.connect();
+    latest().live();
+    latest().close(1006);
+    assert.deepEqual(statuses, ["lost"]);
+    network.navigator.onLine = false; // no event yet
+    reconnect();
+    latest().close(1006);
+    assert.deepEqual(statuses, ["lost", "offline"]);
+    assert.deepEqual(timers, []);
+    network.go(true);
+    assert.equal(FakeSocket.all.length, 3);
   });
 
   test("after a final close, online opens nothing", () => {

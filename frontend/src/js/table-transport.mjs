@@ -28,8 +28,9 @@
 //   HEARTBEAT.idleMs without a frame it sends a `ping`, which the server
 //   answers with a `pong`; no frame within HEARTBEAT.waitMs after that, and
 //   the socket is given up as lost (status "lost") and a new one is opened.
-//   The browser's `offline` event gives it up at once (status "offline");
-//   `online` opens a new socket at once. Messages unanswered by a socket
+//   The browser's `offline` event gives it up at once (status "offline"),
+//   and no socket is tried while the browser says it is offline; `online`
+//   opens a new socket at once. Messages unanswered by a socket
 //   given up are resent as after any other drop.
 
 export const MAX_SENDS = 3;
@@ -194,11 +195,13 @@ export function createTransport({
     socket = null;
     live = false;
     stopBeat();
-    onStatus(status === "lost" && offline() ? "offline" : status);
+    const away = offline();
+    onStatus(status === "lost" && away ? "offline" : status);
     if (delay === null) {
       fail("The connection to the table closed.");
       return;
     }
+    if (away) return; // the `online` event opens the next socket
     const mine = attempt;
     setTimeout(() => {
       if (mine === attempt && socket === null) connect();
