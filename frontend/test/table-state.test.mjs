@@ -270,7 +270,7 @@ describe("what the page shows", () => {
   test("the session line", () => {
     assert.equal(shows.sessionText(frame()), "No hands revealed yet.");
     assert.equal(shows.sessionText(frame({ session: { hands: 1, luck_count: 1, luck_average: "6.1", skill_total: 0, skill_mean: 0 } })),
-      "Luck average 6.1 (1 estimate) · Skill total 0 over 1 hand (mean 0.00 per hand)");
+      "Luck average 6.1 on the 1–10 scale (1 estimate) · Skill total 0 over 1 hand (mean 0.00 per hand)");
     assert.equal(shows.sessionText(frame({ session: { hands: 3, luck_count: 0, luck_average: null, skill_total: 0.5, skill_mean: 0.1667 } })),
       "Luck average: none yet · Skill total +0.5 over 3 hands (mean +0.17 per hand)");
   });

@@ -360,6 +360,12 @@ export function luck(state, choices, engine) {
   return { ask: true, text: `Luck: simulating ${LUCK_SAMPLES} opponents…` };
 }
 
+/** What a luck figure means (rules §6: luck = 1 + 9 × the expected score
+ * against 120 random opponents, both set by the house way), shown with it. */
+export const LUCK_SCALE = `Luck runs from 1 to 10: how these seven cards fare against ${LUCK_SAMPLES} random `
+  + "opponents, both set by the house way, before any decision. 1 loses to them all, 10 beats them all, "
+  + "5.5 is an even deal.";
+
 /** Said once when the engine worker could not load (or was refused): what still works, what waits. */
 export const ENGINE_UNAVAILABLE = "The engine did not load on this device: you can play on (hand names, "
   + "foul warnings, House way and coaching all work), and luck and the setting explorer will run "
@@ -372,7 +378,7 @@ export function sessionText(state) {
   const s = state.session;
   if (!s || !s.hands) return "No hands revealed yet.";
   const luckText = s.luck_average
-    ? `Luck average ${s.luck_average} (${plural(s.luck_count, "estimate")})` : "Luck average: none yet";
+    ? `Luck average ${s.luck_average} on the 1–10 scale (${plural(s.luck_count, "estimate")})` : "Luck average: none yet";
   return `${luckText} · Skill total ${signed(s.skill_total)} over ${plural(s.hands, "hand")}`
     + ` (mean ${signed(s.skill_mean, { digits: 2 })} per hand)`;
 }

@@ -27,8 +27,8 @@ export function createView(doc = document) {
     frontLabel: $("front-label"), backLabel: $("back-label"), engineStatus: $("engine-status"),
     engineNote: $("engine-note"),
     otherSetting: $("other-setting"), otherState: $("other-state"), otherTitle: $("other-title"),
-    result: $("result"), luck: $("luck"), finished: $("finished"), commitment: $("commitment"),
-    session: $("session-text"), coach: $("coach-compare"),
+    result: $("result"), luck: $("luck"), luckScale: $("luck-scale"), finished: $("finished"), commitment: $("commitment"),
+    session: $("session-text"), coach: $("coach-compare"), coachSlot: $("coach-slot"),
     explorer: $("explorer"), explore: $("explore"), explorerOut: $("explorer-out"),
     explorerExact: $("explorer-exact"),
     invite: $("invite"), inviteButton: $("invite-button"), inviteBox: $("invite-box"),
@@ -254,14 +254,33 @@ export function createView(doc = document) {
     }
   }
 
+  /** The luck line; with a figure in it, what the scale means below it. */
   function showLuck({ text, mark }) {
     el.luck.textContent = text;
     if (mark) el.luck.dataset.state = mark;
+    el.luckScale.textContent = shows.LUCK_SCALE;
+    el.luckScale.hidden = !mark;
   }
 
   function showCoach(lines) {
     el.coach.replaceChildren(...lines.map(([text, className]) => para(text, className)));
   }
+
+  // The coaching comparison ("Your front gains…") lives in the coaching panel
+  // beside the table; where the layout is one column (table.css/site.css: below
+  // 900 px) that panel is far below, so while the cards are set it moves next
+  // to them, and back once they are locked.
+  const oneColumn = doc.defaultView?.matchMedia?.("(max-width: 899px)") ?? null;
+  const coachHome = { parent: el.coach.parentNode, next: el.coach.nextSibling };
+  let placedFor = null; // the page last placed for, to place again when the width changes
+
+  function placeCoach(page) {
+    placedFor = page;
+    const byCards = Boolean(oneColumn?.matches && shows.choosing(page.state));
+    if (byCards && el.coach.parentNode !== el.coachSlot) el.coachSlot.append(el.coach);
+    if (!byCards && el.coach.parentNode !== coachHome.parent) coachHome.parent.insertBefore(el.coach, coachHome.next);
+  }
+  oneColumn?.addEventListener("change", () => placedFor && placeCoach(placedFor));
 
   function renderExplorer(page) {
     const deal = page.state.deal;
@@ -396,6 +415,7 @@ export function createView(doc = document) {
     renderBetting(page);
     renderOther(page);
     renderHand(page);
+    placeCoach(page);
     renderResult(page);
     el.session.textContent = shows.sessionText(page.state);
     renderExplorer(page);
