@@ -51,14 +51,26 @@ def assert_compact(page: Any, box: str) -> list[float]:
     return heights
 
 
-def test_on_a_phone_the_coach_is_by_the_cards_and_the_explorer_is_a_compact_row_a_setting(
-    contexts: Any, site: str
-) -> None:
+def dealt_on_a_phone(contexts: Any, site: str) -> Any:
     page = contexts(**PHONE).new_page()
     start_solo(page, site)
     page.get_by_role("button", name="Skip the walkthrough").tap()
     deal(page)
     wait_engine(page)
+    return page
+
+
+def lock_house_way(page: Any) -> None:
+    page.get_by_role("button", name="House way").tap()
+    expect(page.locator("#coach-compare")).to_contain_text("Your setting is the house way")
+    page.get_by_role("button", name="Lock", exact=True).tap()
+    expect(page.get_by_role("status").first).to_contain_text(re.compile(r"Win|Push|Loss"))
+
+
+def test_on_a_phone_the_coach_is_by_the_cards_and_luck_says_its_scale(
+    contexts: Any, site: str
+) -> None:
+    page = dealt_on_a_phone(contexts, site)
 
     # Two cards that are not the house way: the coach compares, next to the cards.
     cards = page.locator("#cards button.card")
@@ -77,10 +89,7 @@ def test_on_a_phone_the_coach_is_by_the_cards_and_the_explorer_is_a_compact_row_
     screenshot(page, "phone-coach-by-the-cards-375x812")
     assert blocking(page) == []
 
-    page.get_by_role("button", name="House way").tap()
-    expect(coach).to_contain_text("Your setting is the house way")
-    page.get_by_role("button", name="Lock", exact=True).tap()
-    expect(page.get_by_role("status").first).to_contain_text(re.compile(r"Win|Push|Loss"))
+    lock_house_way(page)
     # Locked: the comparison is back in the coaching panel.
     expect(page.locator(".coach #coach-compare")).to_have_count(1)
 
@@ -91,7 +100,12 @@ def test_on_a_phone_the_coach_is_by_the_cards_and_the_explorer_is_a_compact_row_
     expect(scale).to_contain_text("Luck runs from 1 to 10")
     expect(scale).to_contain_text("5.5 is an even deal")
     expect(page.locator("#session-text")).to_contain_text("on the 1–10 scale")
+    assert blocking(page) == []
 
+
+def test_on_a_phone_the_explorer_is_a_compact_row_a_setting(contexts: Any, site: str) -> None:
+    page = dealt_on_a_phone(contexts, site)
+    lock_house_way(page)
     page.get_by_role("button", name="Explore the 21 settings").tap()
     expect(page.locator(".explorer-status")).to_contain_text(re.compile(r"^Done: "), timeout=REFINED)
     expect(page.locator(".exact-status")).to_contain_text(re.compile(r"^Exact over all"), timeout=REFINED)
