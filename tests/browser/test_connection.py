@@ -2,7 +2,8 @@
 as the page appears is sent once the socket is live; cut off (the browser
 offline, or a socket that stopped answering on a live network), the page
 says so within seconds, shows what was pressed meanwhile as waiting, sends
-it when it is back and says so; a friend's lock made meanwhile shows."""
+it when it is back and says so; a friend's lock made meanwhile shows. And
+the walkthrough at a friend table says that accepting a stake deals."""
 
 from __future__ import annotations
 
@@ -93,6 +94,10 @@ def test_offline_and_back_with_a_lock_pressed_meanwhile_and_the_friends_lock(
     guest.goto(link.input_value())
     guest.wait_for_url(re.compile(r"/tables/\d+/"))
     expect(host.locator("#connection")).to_have_text("Connected")
+    # The walkthrough's words match what happens: accepting deals, no Deal to press.
+    for page in (host, guest):
+        expect(page.locator("#walkthrough")).to_contain_text(
+            "the cards are dealt as soon as a stake is accepted")
     host.get_by_label("Stake").fill("30")
     host.get_by_role("button", name="Propose stake").click()
     guest.get_by_role("button", name="Accept stake 30").click()
