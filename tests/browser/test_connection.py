@@ -55,7 +55,8 @@ def test_a_deal_pressed_before_the_socket_is_live_is_sent_once_it_is(page: Any, 
     page.goto(url, wait_until="commit")
     page.get_by_label("Stake").fill("20")
     page.get_by_role("button", name="Deal").click()
-    expect(page.locator("#waiting")).to_have_text("Deal will be sent as soon as the table is connected.")
+    expect(page.locator("#waiting")).to_have_text(
+        "Deal will be sent as soon as the table is connected.")
     expect(page.locator("#connection")).to_have_text("Connecting…")
     expect(page.get_by_role("button", name="Deal")).to_be_disabled()  # pressed once, not twice
     holding["on"] = False

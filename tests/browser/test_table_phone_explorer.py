@@ -40,14 +40,17 @@ def assert_compact(page: Any, box: str) -> list[float]:
     assert len(rows) == 21
     heights = [round(r["height"], 1) for r in rows]
     assert max(heights) <= ROW_MAX, heights
+    width = PHONE["width"]
     for part in (".xl-hands", ".xl-verdict", ".xl-counts"):
         shown = boxes(page, f"{box} .explorer-list > li {part}")
         assert len(shown) == 21, part
-        assert all(0 <= b["left"] and b["right"] <= PHONE["width"] and b["width"] > 0 for b in shown), part
+        assert all(b["left"] >= 0 and b["right"] <= width and b["width"] > 0 for b in shown), part
     notes = boxes(page, f"{box} .explorer-list .xl-notes")
-    assert notes and all(b["right"] <= PHONE["width"] and b["width"] > 0 for b in notes)
+    assert notes
+    assert all(b["right"] <= width and b["width"] > 0 for b in notes)
     caption = boxes(page, f"{box} .explorer-caption")[0]
-    assert caption["right"] <= PHONE["width"] and caption["scrollWidth"] <= caption["clientWidth"]
+    assert caption["right"] <= width
+    assert caption["scrollWidth"] <= caption["clientWidth"]
     return heights
 
 
@@ -107,8 +110,10 @@ def test_on_a_phone_the_explorer_is_a_compact_row_a_setting(contexts: Any, site:
     page = dealt_on_a_phone(contexts, site)
     lock_house_way(page)
     page.get_by_role("button", name="Explore the 21 settings").tap()
-    expect(page.locator(".explorer-status")).to_contain_text(re.compile(r"^Done: "), timeout=REFINED)
-    expect(page.locator(".exact-status")).to_contain_text(re.compile(r"^Exact over all"), timeout=REFINED)
+    expect(page.locator(".explorer-status")).to_contain_text(
+        re.compile(r"^Done: "), timeout=REFINED)
+    expect(page.locator(".exact-status")).to_contain_text(
+        re.compile(r"^Exact over all"), timeout=REFINED)
     expect(page.locator("#explorer .table-scroll").first).to_be_hidden()
     estimate = assert_compact(page, "#explorer-out")
     exact = assert_compact(page, "#explorer-exact")
@@ -128,8 +133,10 @@ def test_on_a_phone_the_explorer_is_a_compact_row_a_setting(contexts: Any, site:
     expect(details).to_be_hidden()
     first.locator("summary").tap()
     expect(details).to_be_visible()
-    expect(details).to_contain_text(re.compile(r"^Front: .+Back: .+Expected score [01]\.\d{3}, 95% interval "))
-    assert boxes(page, "#explorer-out .explorer-list > li:first-child .xl-details")[0]["right"] <= PHONE["width"]
+    expect(details).to_contain_text(
+        re.compile(r"^Front: .+Back: .+Expected score [01]\.\d{3}, 95% interval "))
+    opened = boxes(page, "#explorer-out .explorer-list > li:first-child .xl-details")[0]
+    assert opened["right"] <= PHONE["width"]
     assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
     screenshot(page, "phone-explorer-375x812")
     first.scroll_into_view_if_needed()

@@ -84,7 +84,7 @@ function connected() {
 // when you are back"); messages not named here (luck, state) wait unsaid.
 const ACTIONS = {
   deal: "Deal", accept_stake: "Accept stake", rebet: "Rebet", lock: "Lock",
-  invite_new: "The invite link", invite_revoke: "Withdraw",
+  invite_new: "New link", invite_revoke: "Withdraw",
 };
 
 /** Send a message; `then` gets the reply's state frame; a refusal is shown
