@@ -13,9 +13,11 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from tests.browser import axe
 from tests.browser.conftest import sign_up
 from tests.browser.test_friend_table_page import house_way_and_lock
 from tests.browser.test_table import wait_engine
+from tests.browser.test_table_phone import PHONE
 
 TABLE_SOCKET = re.compile(r"/ws/tables/")
 # The heartbeat gives a silent socket up 3 s after its last frame plus 4 s
@@ -133,6 +135,7 @@ def test_offline_and_back_with_a_lock_pressed_meanwhile_and_the_friends_lock(
     expect(waiting).to_have_text("Lock will be sent when you are back.")
     expect(waiting).to_be_in_viewport()
     expect(host.get_by_role("button", name="Lock", exact=True)).to_be_disabled()
+    assert axe.blocking(host) == []
     host.wait_for_timeout(2_000)
     expect(host.get_by_role("status")).not_to_contain_text(RESULT)
     host.context.set_offline(False)
@@ -146,10 +149,14 @@ def test_offline_and_back_with_a_lock_pressed_meanwhile_and_the_friends_lock(
     assert host_you == guest_other
 
 
-def test_a_socket_that_stops_answering_on_a_live_network_is_noticed(page: Any, site: str) -> None:
+def test_a_socket_that_stops_answering_on_a_live_network_is_noticed(
+    contexts: Any, site: str
+) -> None:
     """The server stops answering (and no new socket gets through) while the
-    browser is online: the heartbeat notices, the page says so, a Lock
-    pressed meanwhile waits, and goes once the table answers again."""
+    browser is online: the heartbeat notices, the page says so (on a phone,
+    in a bar that stays in view above the cards), a Lock pressed meanwhile
+    waits, and goes once the table answers again."""
+    page = contexts(**PHONE).new_page()
     switch = {"mute": False, "refuse": False}
     muted: list[Any] = []
 
@@ -193,6 +200,9 @@ def test_a_socket_that_stops_answering_on_a_live_network_is_noticed(page: Any, s
     expect(page.locator("#cards button[aria-pressed='true']")).to_have_count(2)
     page.get_by_role("button", name="Lock", exact=True).click()
     expect(page.locator("#waiting")).to_have_text("Lock will be sent when you are back.")
+    expect(page.locator("#connection-bar")).to_be_in_viewport()
+    expect(page.locator("#lock")).to_be_in_viewport()
+    assert axe.blocking(page) == []
     page.wait_for_timeout(1_000)
     expect(connection).to_have_text("Connection lost: reconnecting…")
 
