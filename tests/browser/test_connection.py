@@ -14,7 +14,7 @@ from typing import Any
 from playwright.sync_api import expect
 
 from tests.browser import axe
-from tests.browser.conftest import sign_up
+from tests.browser.conftest import screenshot, sign_up
 from tests.browser.test_friend_table_page import house_way_and_lock
 from tests.browser.test_table import wait_engine
 from tests.browser.test_table_phone import PHONE
@@ -136,6 +136,7 @@ def test_offline_and_back_with_a_lock_pressed_meanwhile_and_the_friends_lock(
     expect(waiting).to_be_in_viewport()
     expect(host.get_by_role("button", name="Lock", exact=True)).to_be_disabled()
     assert axe.blocking(host) == []
+    screenshot(host, "offline-lock-waiting-1280")
     host.wait_for_timeout(2_000)
     expect(host.get_by_role("status")).not_to_contain_text(RESULT)
     host.context.set_offline(False)
@@ -203,6 +204,7 @@ def test_a_socket_that_stops_answering_on_a_live_network_is_noticed(
     expect(page.locator("#connection-bar")).to_be_in_viewport()
     expect(page.locator("#lock")).to_be_in_viewport()
     assert axe.blocking(page) == []
+    page.screenshot(path=str(screenshot(page, "lost-lock-waiting-375x812")))  # the window only
     page.wait_for_timeout(1_000)
     expect(connection).to_have_text("Connection lost: reconnecting…")
 
