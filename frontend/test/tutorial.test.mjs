@@ -73,7 +73,11 @@ describe("before the deal", () => {
 
   test("at a friend table the stake is proposed and accepted", () => {
     const state = betting({ mode: "friend" });
-    assert.match(text(walk.step(state, through(state))), /Propose a stake/);
+    const words = text(walk.step(state, through(state)));
+    assert.match(words, /Propose a stake/);
+    // Accepting deals at once (table.mjs, dealsAfter): no Deal to press after it.
+    assert.match(words, /dealt as soon as a stake is accepted/);
+    assert.doesNotMatch(words, /presses Deal/);
   });
 
   test("a deal revealed before the walkthrough began waits for the next deal", () => {

@@ -94,7 +94,7 @@ function inviteStep() {
 function stakeStep(state) {
   const how = solo(state)
     ? "Type a stake and press Deal: the dealer accepts any stake up to the smaller stack."
-    : "Propose a stake; once your friend accepts it, either of you presses Deal.";
+    : "Propose a stake, or accept your friend's: the cards are dealt as soon as a stake is accepted.";
   return {
     id: "stake", title: "The stake",
     lines: [
