@@ -215,13 +215,13 @@ def usable_checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 @pytest.fixture
-def kept_connections(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Connections kept between calls, as in production (``DB_CONN_MAX_AGE``);
-    on PostgreSQL every other connection to the test database is ended
-    afterwards, so that it can be dropped."""
-    monkeypatch.setitem(connection.settings_dict, "CONN_MAX_AGE", 60)
+def kept_connections() -> Iterator[None]:
+    """Connections kept between calls, as in production: in the process's
+    pool on PostgreSQL (``DB_POOL_*``; a connection kept by a thread,
+    ``CONN_MAX_AGE``, is refused since it leaked under ASGI). On PostgreSQL
+    every other connection to the test database is ended afterwards, so
+    that it can be dropped."""
     yield
-    connection.settings_dict["CONN_MAX_AGE"] = 0
     db_threads.stop_db_threads()
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
@@ -359,9 +359,20 @@ def _backend_pid() -> int:
 
 
 def _terminate(pid: int) -> None:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
-        assert cursor.fetchone()[0] is True
+    # On a connection of its own: the backend's connection went back to the
+    # pool, which may lend it for this very call.
+    import psycopg
+
+    found = connection.settings_dict
+    with psycopg.connect(
+        dbname=found["NAME"],
+        user=found["USER"] or None,
+        password=found["PASSWORD"] or None,
+        host=found["HOST"] or None,
+        port=found["PORT"] or None,
+        autocommit=True,
+    ) as own:
+        assert own.execute("SELECT pg_terminate_backend(%s)", [pid]).fetchone() == (True,)
 
 
 async def test_a_call_that_raises_hands_its_error_to_the_caller_and_the_thread_goes_on(
