@@ -28,8 +28,9 @@ def _fresh_pools_after_fork() -> None:
         from django.db.backends.postgresql.base import DatabaseWrapper
     except ImportError:  # pragma: no cover - psycopg is a dependency
         return
-    _inherited.extend(DatabaseWrapper._connection_pools.values())
-    DatabaseWrapper._connection_pools.clear()
+    pools: dict[str, Any] = DatabaseWrapper._connection_pools  # type: ignore[attr-defined]
+    _inherited.extend(pools.values())
+    pools.clear()
 
 
 _inherited: list[Any] = []

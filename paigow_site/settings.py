@@ -181,6 +181,12 @@ else:
         }
     }
 
+# The largest request body the site takes, in bytes (1 MiB: a form or an API
+# call is a few kilobytes; nothing is uploaded). A larger one is refused with
+# 413 before it is read (paigow_site.server in daphne, paigow_site.bodycap for
+# any server); the proxy in front should cap bodies too (README, "Production").
+REQUEST_BODY_MAX_BYTES = int(os.environ.get("REQUEST_BODY_MAX_BYTES", str(1024 * 1024)))
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "accounts:sign_in"
