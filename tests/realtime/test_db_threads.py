@@ -386,3 +386,46 @@ async def test_a_call_that_raises_hands_its_error_to_the_caller_and_the_thread_g
     with pytest.raises(StakeTooHigh):
         await db_threads.db(refuse)()
     assert await db_threads.db(threading.current_thread)() is db_threads._db_threads().threads[0]
+
+
+class FailedOn(Exception):
+    """A call that failed on the connection of this backend pid."""
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the pool is PostgreSQL's")
+async def test_a_call_that_fails_mid_transaction_gives_its_connection_back_clean(
+    pool_of: Any,
+) -> None:
+    # games.sql sends the transaction's BEGIN itself, with psycopg switched to
+    # autocommit until the transaction ends; a call that raises there must
+    # not hand the pool a connection inside a transaction or out of autocommit.
+    from psycopg.pq import TransactionStatus
+
+    from games import sql
+
+    pool_of(1)
+
+    def fails() -> int:
+        with transaction.atomic():
+            sql.read_all(sql.rows_read(Table, "SELECT * FROM {table} WHERE id = %s", [0]))
+            raw = connection.connection
+            assert raw.info.transaction_status == TransactionStatus.INTRANS
+            assert raw.autocommit is True  # games.sql's BEGIN, sent by itself
+            pid = int(raw.info.backend_pid)
+            raise FailedOn(pid)
+
+    with pytest.raises(FailedOn) as raised:
+        await db_threads.db(fails)()
+    pid = raised.value.args[0]
+    pool = connection.pool
+    lent = [pool.getconn(timeout=5) for _ in range(pool.get_stats()["pool_available"])]
+    try:
+        used = [conn for conn in lent if conn.info.backend_pid == pid]
+        assert len(used) == 1, "the connection went back to the pool"
+        assert used[0].info.transaction_status == TransactionStatus.IDLE
+        assert used[0].autocommit is True
+    finally:
+        for conn in lent:
+            pool.putconn(conn)
+    # And the next call on that thread runs as usual.
+    assert await db_threads.db(Table.objects.count)() == 0
