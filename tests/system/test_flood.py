@@ -202,3 +202,23 @@ def test_a_body_past_the_cap_is_refused_before_it_is_read(site: Site) -> None:
     status, _ = site.get("/", "")
     assert status == 200
 
+
+
+def test_a_chunked_body_is_refused_once_it_passes_the_cap(site: Site) -> None:
+    # No length announced: daphne refuses it as soon as what came passes the
+    # cap, without waiting for the rest.
+    import socket
+
+    chunk = b"x" * (BODY_MAX // 2 + 1000)
+    with socket.create_connection(("127.0.0.1", site.port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /accounts/sign-in/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+            + b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for _ in range(2))
+        )
+        answer = b""
+        while b"\r\n\r\n" not in answer and (part := sock.recv(4096)):
+            answer += part
+    assert answer.startswith(b"HTTP/1.1 413 ")
+    status, _ = site.get("/", "")
+    assert status == 200
