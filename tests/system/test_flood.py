@@ -15,12 +15,14 @@ that stayed full. Now every request borrows from the process's pool:
   and a signed-in player's /history/ answers;
 - a sequential client leaves no connection behind;
 - a request body past ``REQUEST_BODY_MAX_BYTES`` is refused with 413 before
-  it is read.
+  it is read;
+- while PostgreSQL is down pages answer 503, and 200 as soon as it is back.
 """
 
 from __future__ import annotations
 
 import http.client
+import os
 import secrets
 import threading
 import time
@@ -28,11 +30,12 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
 
-from tests.live_site import live_site, migrate
+from tests.live_site import free_port, live_site, migrate
 from tests.system.test_two_servers import manage_shell, own_database, stack_env
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
@@ -222,3 +225,85 @@ def test_a_chunked_body_is_refused_once_it_passes_the_cap(site: Site) -> None:
     assert answer.startswith(b"HTTP/1.1 413 ")
     status, _ = site.get("/", "")
     assert status == 200
+
+
+POSTGRES_BIN = next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin"))), None)
+
+
+@pytest.fixture
+def private_postgres() -> Iterator[tuple[str, Any]]:
+    """A PostgreSQL of its own on a free loopback port (it is stopped and
+    started by the test): its site database's URL, and ``pg_ctl``."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    if POSTGRES_BIN is None:
+        pytest.skip("no PostgreSQL server binaries")
+    # Not under pytest's tmp_path, which only its owner may enter.
+    data = Path(tempfile.mkdtemp(prefix="paigow-pg-"))
+    # initdb and the server refuse to run as root: as postgres, then.
+    user = "postgres" if os.geteuid() == 0 else None
+    if user:
+        shutil.chown(data, user)
+    port = free_port()
+    options = f"-p {port} -k {data} -c listen_addresses=127.0.0.1"
+
+    def pg_ctl(*args: str) -> None:
+        subprocess.run(
+            [str(POSTGRES_BIN / "pg_ctl"), "-D", str(data), "-s", "-w", *args],
+            # Not captured: the server it starts would hold the pipe open.
+            check=True, user=user, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            timeout=60,
+        )
+
+    subprocess.run(
+        [str(POSTGRES_BIN / "initdb"), "-D", str(data), "-U", "postgres", "-A", "trust"],
+        check=True, user=user, capture_output=True,
+    )
+    pg_ctl("-o", options, "-l", str(data / "log"), "start")
+    try:
+        with psycopg.connect(
+            f"postgres://postgres@127.0.0.1:{port}/postgres", autocommit=True
+        ) as conn:
+            conn.execute("CREATE DATABASE site")
+
+        def control(action: str) -> None:
+            if action == "start":
+                pg_ctl("-o", options, "-l", str(data / "log"), "start")
+            else:
+                pg_ctl("-m", "fast", action)
+
+        yield f"postgres://postgres@127.0.0.1:{port}/site", control
+    finally:
+        subprocess.run(
+            [str(POSTGRES_BIN / "pg_ctl"), "-D", str(data), "-s", "-m", "immediate", "stop"],
+            user=user, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False,
+            timeout=60,
+        )
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def test_pages_answer_503_while_postgresql_is_down_and_200_once_it_is_back(
+    private_postgres: tuple[str, Any], tmp_path: Path
+) -> None:
+    database, pg_ctl = private_postgres
+    env = stack_env(
+        database, tmp_path, f"pgdown-{uuid.uuid4().hex[:8]}",
+        DJANGO_DEBUG="0", SECRET_KEY=secrets.token_urlsafe(64), ALLOWED_HOSTS="127.0.0.1",
+        SECURE_SSL_REDIRECT="0", DB_POOL_MAX_SIZE=str(POOL_MAX), DB_POOL_MIN_SIZE=str(POOL_MIN),
+    )
+    migrate(env)
+    with live_site(env, log_path=tmp_path / "daphne.log") as base:
+        site = Site(base, database, session="")
+
+        def pages(count: int) -> list[int]:
+            return [site.get("/", f"sessionid={secrets.token_hex(16)}")[0] for _ in range(count)]
+
+        assert pages(10) == [200] * 10  # the pool holds connections now
+        pg_ctl("stop")
+        assert pages(3) == [503] * 3
+        pg_ctl("start")
+        assert pages(10) == [200] * 10  # not one dead connection handed out
+        pg_ctl("restart")
+        assert pages(10) == [200] * 10
