@@ -31,8 +31,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     if isinstance(exc, GameError):
         return Response(error_payload(exc), status=exc.status)
     if database_unavailable(exc):  # the pool lent no connection in time, or PostgreSQL is down
-        body = {"error": "unavailable", "detail": UNAVAILABLE_SENTENCE}
-        return Response(body, status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+        return Response(
+            {"error": "unavailable", "detail": UNAVAILABLE_SENTENCE},
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
