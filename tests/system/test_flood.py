@@ -187,6 +187,24 @@ def test_a_sequential_client_leaves_no_connection_behind(site: Site) -> None:
     assert held <= POOL_MIN
 
 
+def test_clients_that_hang_up_mid_request_leave_no_connection_lent(site: Site) -> None:
+    # A connection lent to a request whose client went away must come back
+    # all the same: lost, it would shrink the pool for good.
+    import socket
+
+    for _ in range(10 * POOL_MAX):
+        with socket.create_connection(("127.0.0.1", site.port), timeout=10) as sock:
+            sock.sendall(
+                b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nCookie: sessionid="
+                + secrets.token_hex(16).encode()
+                + b"\r\n\r\n"
+            )
+    statuses = Counter(site.get("/", f"sessionid={secrets.token_hex(16)}", timeout=10)[0]
+                       for _ in range(2 * POOL_MAX))
+    assert statuses == Counter({200: 2 * POOL_MAX})
+    assert site.settled(POOL_MIN, seconds=15) <= POOL_MIN
+
+
 def test_a_body_past_the_cap_is_refused_before_it_is_read(site: Site) -> None:
     # The client announces a body past the cap and sends none of it: the
     # answer comes at once, without waiting for the body.
