@@ -124,13 +124,44 @@ TEMPLATES = [
 
 # Databases: PostgreSQL from DATABASE_URL, else an embedded SQLite file.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
+# PostgreSQL connections come from Django's psycopg pool, one per process
+# (paigow_site.dbpool): a request or a socket's database call borrows one and
+# gives it back as it ends. Persistent connections (DB_CONN_MAX_AGE) kept one
+# per request thread under ASGI, freed only by the garbage collector: a flood
+# filled PostgreSQL (issue 43). A process holds at most DB_POOL_MAX_SIZE
+# (size it so web processes x max + worker processes x their max stays under
+# PostgreSQL's max_connections, docs/architecture.md); DB_POOL_MIN_SIZE stay
+# open while idle (more are closed after DB_POOL_MAX_IDLE_SECONDS unused). A
+# request that finds every connection lent waits DB_POOL_TIMEOUT_SECONDS at
+# most, then gets a 503 with Retry-After (paigow_site.unavailable).
+DB_POOL_MIN_SIZE = int(os.environ.get("DB_POOL_MIN_SIZE", "2"))
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
+DB_POOL_TIMEOUT_SECONDS = float(os.environ.get("DB_POOL_TIMEOUT_SECONDS", "5"))
+DB_POOL_MAX_IDLE_SECONDS = float(os.environ.get("DB_POOL_MAX_IDLE_SECONDS", "60"))
+if os.environ.get("DB_CONN_MAX_AGE", "0").strip() not in ("", "0"):
+    raise ImproperlyConfigured(
+        "DB_CONN_MAX_AGE is no longer read: persistent connections leak one per request "
+        "thread under ASGI. Connections come from a pool; unset DB_CONN_MAX_AGE and size "
+        "the pool with DB_POOL_MAX_SIZE."
+    )
+if not 1 <= DB_POOL_MIN_SIZE <= DB_POOL_MAX_SIZE:
+    raise ImproperlyConfigured("DB_POOL_MIN_SIZE must be at least 1 and at most DB_POOL_MAX_SIZE.")
 if DATABASE_URL:
+    import paigow_site.dbpool  # noqa: F401  (a forked worker makes a pool of its own)
+
+    # CONN_HEALTH_CHECKS with a pool: an empty statement before a connection
+    # is lent, so one a PostgreSQL restart dropped is replaced, not handed out.
     DATABASES = {
-        "default": dj_database_url.parse(
-            DATABASE_URL,
-            conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")),
-            conn_health_checks=True,
-        )
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)
+    }
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "pool": {
+            "min_size": DB_POOL_MIN_SIZE,
+            "max_size": DB_POOL_MAX_SIZE,
+            "timeout": DB_POOL_TIMEOUT_SECONDS,
+            "max_idle": DB_POOL_MAX_IDLE_SECONDS,
+        },
     }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -149,6 +180,12 @@ else:
             "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
         }
     }
+
+# The largest request body the site takes, in bytes (1 MiB: a form or an API
+# call is a few kilobytes; nothing is uploaded). A larger one is refused with
+# 413 before it is read (paigow_site.server in daphne, paigow_site.bodycap for
+# any server); the proxy in front should cap bodies too (README, "Production").
+REQUEST_BODY_MAX_BYTES = int(os.environ.get("REQUEST_BODY_MAX_BYTES", str(1024 * 1024)))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
