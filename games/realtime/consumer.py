@@ -108,6 +108,10 @@ BEAT_FINISH_SECONDS = 5.0
 # The closing sockets' last work (``TableConsumer.leave``), kept referenced
 # until done: it outlives an instance daphne cancelled.
 LEAVING: set[asyncio.Task[None]] = set()
+# This process's closed sockets whose presence row may still be there (its
+# delete waits for the database): a connect deletes them before counting the
+# user's sockets, so a reconnect is not refused for a socket that is gone.
+GONE: set[str] = set()
 
 
 def retry_waits(first: float, most: float) -> Iterator[float]:
@@ -280,7 +284,10 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.present = True
         try:
             await db(presence.presence_connect)(
-                table_id=self.table_id, seat_id=seat.pk, channel_name=self.channel_name
+                table_id=self.table_id,
+                seat_id=seat.pk,
+                channel_name=self.channel_name,
+                gone=tuple(GONE),
             )
         except TooManySockets:
             self.present = False
@@ -328,6 +335,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         must not count against its user's sockets nor show its seat
         connected); the other seat is told. Each step runs whatever the one
         before met."""
+        self.mark_gone()
         await self.finish_work()
         if self.heartbeat is not None:
             self.heartbeat.cancel()
@@ -354,24 +362,35 @@ class TableConsumer(AsyncWebsocketConsumer):
         is away, for at most ``PRESENCE_TTL_SECONDS``: by then the row (no
         longer refreshed) has aged out and counts for nothing."""
         deadline = time.monotonic() + settings.PRESENCE_TTL_SECONDS
-        for wait in retry_waits(0.25, 5.0):
-            try:
-                await db(presence.presence_disconnect)(channel_name=self.channel_name)
-            except DatabaseError:
-                if time.monotonic() + wait > deadline:
-                    log.warning("table %s: presence row left to age out", self.table_id)
+        try:
+            for wait in retry_waits(0.1, 1.0):
+                try:
+                    await db(presence.presence_disconnect)(channel_name=self.channel_name)
+                except DatabaseError:
+                    if time.monotonic() + wait > deadline:
+                        log.warning("table %s: presence row left to age out", self.table_id)
+                        return
+                    log.info("table %s: deleting presence failed; again in %ss",
+                             self.table_id, wait)
+                    await asyncio.sleep(wait)
+                else:
+                    self.present = False
                     return
-                log.info("table %s: deleting presence failed; again in %ss", self.table_id, wait)
-                await asyncio.sleep(wait)
-            else:
-                self.present = False
-                return
+        finally:
+            GONE.discard(self.channel_name)
+
+    def mark_gone(self) -> None:
+        """This socket is closed (or closing): its row no longer counts
+        (``GONE``)."""
+        if self.present:
+            GONE.add(self.channel_name)
 
     async def close_after_fault(self, *, reraise: bool = False) -> None:
         """Close the socket as a server fault (4500): the client reconnects.
         ``reraise``: if even the close fails, let that failure escape the
         instance, so that daphne closes the socket itself."""
         self.closing = True
+        self.mark_gone()
         try:
             await self.close(code=CLOSE_SERVER_ERROR, reason=REASON_SERVER_ERROR)
         except Exception:
@@ -443,6 +462,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def close_with(self, code: int, reason: str) -> None:
         self.closing = True
+        self.mark_gone()
         await self.close(code=code, reason=reason)
 
     async def session_ended(self, event: dict[str, Any]) -> None:
