@@ -70,6 +70,7 @@ from django.db import DatabaseError
 from .. import selectors
 from ..engine.errors import (
     GameError,
+    OutcomeUnknown,
     ServerError,
     SessionEnded,
     TooManyMessages,
@@ -538,10 +539,20 @@ class TableConsumer(AsyncWebsocketConsumer):
         except SessionEnded as exc:
             await self.end_session(exc, message.id)
             return
+        except OutcomeUnknown as exc:
+            # It may have committed: the client keeps the message and resends
+            # it, same id, on its next socket (this one is closed: its views
+            # may be stale, and its pushes were not sent).
+            log.warning("table %s: %s may have committed", self.table_id, message.type,
+                        exc_info=True)
+            await self.send_error(exc, message.id)
+            await self.close_after_fault()
+            return
         except GameError as exc:
             await self.send_error(exc, message.id)
             return
         except Exception:
+            # Raised before the COMMIT (``message_apply``): rolled back.
             log.exception("table %s: %s failed", self.table_id, message.type)
             await self.send_error(ServerError(), message.id)
             return

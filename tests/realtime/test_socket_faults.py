@@ -13,22 +13,23 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
-from django.db import OperationalError
+from django.db import OperationalError, transaction
 
 from accounts.models import User
-from games import selectors
+from games import selectors, services, sql
 from games.models import Presence
-from games.realtime import presence
+from games.realtime import apply, presence
 from games.realtime.consumer import CLOSE_SERVER_ERROR, TableConsumer
 from paigow_site.asgi import application
-from tests.sockets import Seat_, join, open_seat
-from tests.support import friend_table
+from tests.sockets import Seat_, db_snapshot, join, open_seat
+from tests.support import STRONG, WEAK, deck_with, friend_table, house_front
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -158,31 +159,44 @@ async def test_a_fault_while_connecting_closes_with_4500_and_leaves_no_row(
     player: User, friend: User, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     table = await database_sync_to_async(friend_table)(player, friend)
-    fail(monkeypatch, selectors, "table_state")  # after the row is made
+    # After the row is made; every try (a read is tried again on a new connection).
+    fail(monkeypatch, selectors, "table_state", times=10**6)
     comm = await open_seat(player, table.pk, app=SERVED)
     connected, _ = await comm.connect()
     assert connected
     assert await closed_with(Seat_(comm)) == CLOSE_SERVER_ERROR
     await comm.disconnect()
+    monkeypatch.undo()
     assert await eventually(lambda: nothing_left(player))
     seat, hello = await join(player, table.pk, app=SERVED)
     assert hello["type"] == "state"
     await seat.close()
 
 
-async def test_a_channel_layer_failure_closes_with_4500(
-    player: User, friend: User, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_a_channel_layer_failure_closes_with_4500(player: User, friend: User) -> None:
     table = await database_sync_to_async(friend_table)(player, friend)
     seat, _ = await join(player, table.pk, app=SERVED)
     grace, _ = await join(friend, table.pk, app=SERVED)
     assert (await seat.receive())["seats"]["other"]["connected"] is True
-    layer = type(get_channel_layer())
-    fail(monkeypatch, layer, "group_send", error=ConnectionError("Redis away"))
-    answer = await seat.answer({"type": "stake", "amount": 10, "id": "p"})
-    assert answer["table"]["proposal"]["amount"] == 10  # committed, answered; the push failed
-    assert await closed_with(seat) == CLOSE_SERVER_ERROR
-    await seat.comm.disconnect()
+    # The layer's own instance (channels-redis proxies its methods per event loop).
+    layer = get_channel_layer()
+    real = layer.group_send
+    calls: list[int] = []
+
+    async def group_send(*args: Any) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise ConnectionError("Redis away")
+        await real(*args)
+
+    layer.group_send = group_send
+    try:
+        answer = await seat.answer({"type": "stake", "amount": 10, "id": "p"})
+        assert answer["table"]["proposal"]["amount"] == 10  # committed, answered; the push failed
+        assert await closed_with(seat) == CLOSE_SERVER_ERROR
+        await seat.comm.disconnect()
+    finally:
+        del layer.group_send
     await grace.close()
 
     async def no_row() -> bool:
@@ -245,3 +259,70 @@ async def test_the_other_seat_sees_a_socket_ended_by_a_fault_as_gone(
     seen = await ada.receive()
     assert seen["seats"]["other"]["connected"] is False
     await ada.close()
+
+
+# --- an action whose outcome the server does not know --------------------------------------
+
+
+def answer_lost_after_commit(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The next message's change commits, then the database fails before its
+    answer (an on-commit callback raising, as a connection lost right after
+    the COMMIT would): on both backends, committed and failed."""
+    real = sql.saves_then_commit
+    fired: list[int] = []
+
+    def lost() -> None:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    @contextmanager
+    def saves_then_commit() -> Iterator[None]:
+        with real():
+            yield
+        if not fired:
+            fired.append(1)
+            transaction.on_commit(lost)
+
+    monkeypatch.setattr(sql, "saves_then_commit", saves_then_commit)
+    return fired
+
+
+async def test_a_change_that_may_have_committed_is_answered_outcome_unknown_and_the_resend_tells(
+    player: User, rig: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig(deck_with(STRONG, WEAK))
+    table = await database_sync_to_async(services.table_start)(user=player, mode="solo")
+    seat, _ = await join(player, table.pk, app=SERVED)
+    await seat.answer({"type": "stake", "amount": 20, "id": "s"})
+    await seat.answer({"type": "deal", "id": "d"})
+    lock = {"type": "lock", "front": house_front(STRONG), "id": "L"}
+    fired = answer_lost_after_commit(monkeypatch)
+    unknown = await seat.answer(lock)
+    assert fired
+    assert (unknown["type"], unknown["error"]) == ("error", "outcome_unknown")
+    assert await closed_with(seat) == CLOSE_SERVER_ERROR  # the page resends on its next socket
+    await seat.comm.disconnect()
+    again, hello = await join(player, table.pk, app=SERVED)
+    assert hello["deal"]["revealed"] is True  # it had committed
+    resent = await again.answer(lock)
+    assert (resent["type"], resent.get("replayed")) == ("state", True)
+    await again.close()
+
+
+async def test_a_failure_before_the_commit_is_a_server_error_that_changed_nothing(
+    player: User, rig: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig(deck_with(STRONG, WEAK))
+    table = await database_sync_to_async(services.table_start)(user=player, mode="solo")
+    seat, _ = await join(player, table.pk, app=SERVED)
+    await seat.answer({"type": "stake", "amount": 20, "id": "s"})
+    await seat.answer({"type": "deal", "id": "d"})
+    before = await database_sync_to_async(db_snapshot)(table.pk)
+    fail(monkeypatch, apply, "_views")  # inside the transaction, before the COMMIT
+    refused = await seat.answer({"type": "lock", "front": house_front(STRONG), "id": "L"})
+    assert (refused["type"], refused["error"]) == ("error", "server_error")
+    assert await database_sync_to_async(db_snapshot)(table.pk) == before
+    monkeypatch.undo()
+    locked = await seat.answer({"type": "lock", "front": house_front(STRONG), "id": "L"})
+    assert locked["deal"]["revealed"] is True
+    assert "replayed" not in locked
+    await seat.close()
