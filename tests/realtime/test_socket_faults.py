@@ -286,14 +286,20 @@ def answer_lost_after_commit(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return fired
 
 
-async def test_a_change_that_may_have_committed_is_answered_outcome_unknown_and_the_resend_tells(
-    player: User, rig: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def solo_deal(player: User, rig: Any) -> tuple[Any, Seat_]:
+    """A solo table with a deal to lock, and its socket."""
     rig(deck_with(STRONG, WEAK))
     table = await database_sync_to_async(services.table_start)(user=player, mode="solo")
     seat, _ = await join(player, table.pk, app=SERVED)
     await seat.answer({"type": "stake", "amount": 20, "id": "s"})
     await seat.answer({"type": "deal", "id": "d"})
+    return table, seat
+
+
+async def test_a_change_that_may_have_committed_is_answered_outcome_unknown_and_the_resend_tells(
+    player: User, rig: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table, seat = await solo_deal(player, rig)
     lock = {"type": "lock", "front": house_front(STRONG), "id": "L"}
     fired = answer_lost_after_commit(monkeypatch)
     unknown = await seat.answer(lock)
@@ -311,11 +317,7 @@ async def test_a_change_that_may_have_committed_is_answered_outcome_unknown_and_
 async def test_a_failure_before_the_commit_is_a_server_error_that_changed_nothing(
     player: User, rig: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rig(deck_with(STRONG, WEAK))
-    table = await database_sync_to_async(services.table_start)(user=player, mode="solo")
-    seat, _ = await join(player, table.pk, app=SERVED)
-    await seat.answer({"type": "stake", "amount": 20, "id": "s"})
-    await seat.answer({"type": "deal", "id": "d"})
+    table, seat = await solo_deal(player, rig)
     before = await database_sync_to_async(db_snapshot)(table.pk)
     fail(monkeypatch, apply, "_views")  # inside the transaction, before the COMMIT
     refused = await seat.answer({"type": "lock", "front": house_front(STRONG), "id": "L"})
