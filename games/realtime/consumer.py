@@ -118,9 +118,9 @@ GONE: set[str] = set()
 def retry_waits(first: float, most: float) -> Iterator[float]:
     """Waits doubling from ``first``, each at most ``most``.
 
-    >>> waits = retry_waits(0.25, 2)
+    >>> waits = retry_waits(0.25, 2.0)
     >>> [next(waits) for _ in range(6)]
-    [0.25, 0.5, 1.0, 2, 2, 2]
+    [0.25, 0.5, 1.0, 2.0, 2.0, 2.0]
     """
     wait = first
     while True:
