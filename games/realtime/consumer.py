@@ -106,6 +106,9 @@ SESSION_CHECK_RETRIES = (0.05, 0.2, None)
 # How long a closing socket waits for a heartbeat already running on a
 # database thread (it could make the row again after the delete).
 BEAT_FINISH_SECONDS = 5.0
+# How long a closing socket's instance waits for its last work (under
+# daphne's --application-close-timeout, 10 s by default).
+LEAVE_WAIT_SECONDS = 5.0
 # The closing sockets' last work (``TableConsumer.leave``), kept referenced
 # until done: it outlives an instance daphne cancelled.
 LEAVING: set[asyncio.Task[None]] = set()
@@ -321,12 +324,15 @@ class TableConsumer(AsyncWebsocketConsumer):
         """End what the socket started, once, however it ended (``__call__``
         calls it again: it is done once). In its own task, so that daphne
         cancelling a slow instance cannot cut it short, kept in ``LEAVING``
-        until it is done."""
+        until it is done. The instance waits for it at most
+        ``LEAVE_WAIT_SECONDS`` (a row's delete may wait for the database
+        much longer), so daphne never has to kill it for that."""
         if self.leaving is None:
             self.leaving = asyncio.create_task(self.left())
             LEAVING.add(self.leaving)
             self.leaving.add_done_callback(LEAVING.discard)
-        await asyncio.shield(self.leaving)
+        if not current_cancelled():  # a cancelled instance ends now; the task runs on
+            await asyncio.wait([self.leaving], timeout=LEAVE_WAIT_SECONDS)
 
     async def left(self) -> None:
         """The worker handles what was queued and stops; the heartbeat stops

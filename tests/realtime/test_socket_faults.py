@@ -228,6 +228,25 @@ async def test_a_closed_socket_s_row_is_deleted_once_the_database_is_back(
     assert len(calls) == 3
 
 
+async def test_a_closed_socket_whose_row_waits_for_the_database_does_not_count(
+    player: User, friend: User, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """Its process knows the socket is gone: a reconnect it serves is not
+    refused for the row the closed socket could not delete yet."""
+    settings.SOCKETS_PER_USER = 1
+    table = await database_sync_to_async(friend_table)(player, friend)
+    first, _ = await join(player, table.pk, app=SERVED)
+    fail(monkeypatch, presence, "presence_disconnect", times=10**6)
+    await first.close()
+    assert await rows(player) == 1  # its delete is being tried again
+    second, hello = await join(player, table.pk, app=SERVED)
+    assert hello["type"] == "state"
+    assert await rows(player) == 1  # the new socket's own
+    monkeypatch.undo()
+    await second.close()
+    assert await eventually(lambda: nothing_left(player))
+
+
 async def test_sockets_ended_by_faults_do_not_count_against_the_player(
     player: User, friend: User, monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
