@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
-import { closeOutcome, createTransport, HEARTBEAT, MAX_SENDS, REASON_TOO_MANY_SOCKETS, SocketError } from "../src/js/table-transport.mjs";
+import { closeOutcome, createTransport, HEARTBEAT, MAX_SENDS, OUTCOME_UNKNOWN, REASON_TOO_MANY_SOCKETS, SocketError } from "../src/js/table-transport.mjs";
 
 class FakeSocket {
   static all = [];
@@ -219,6 +219,27 @@ describe("reconnect", () => {
     assert.equal(transport.unanswered, 0);
   });
 
+  test("an outcome_unknown answer keeps the message: resent with its id on the next socket", async () => {
+    const { transport, errors, statuses, reconnect } = harness();
+    transport.connect();
+    latest().live();
+    const lock = watch(transport.send({ type: "lock", front: ["As", "Kd"] }));
+    latest().reply({ type: "error", id: "p-1", error: OUTCOME_UNKNOWN, detail: "It may have been applied." });
+    await settled();
+    assert.equal(lock.outcome, "pending");
+    assert.deepEqual(errors, [], "nothing to show: the page resends it");
+    latest().close(4500);
+    assert.deepEqual(statuses, ["lost"]);
+    reconnect();
+    latest().live();
+    assert.deepEqual(latest().sent, [{ type: "lock", front: ["As", "Kd"], id: "p-1" }]);
+    latest().reply({ type: "state", id: "p-1", replayed: true, table: { version: 3 } });
+    await settled();
+    assert.equal(lock.outcome, "resolved");
+    assert.equal(lock.value.replayed, true);
+    assert.equal(transport.unanswered, 0);
+  });
+
   test("a message sent while the socket is down goes out once a socket is live", () => {
     const { transport, reconnect } = harness();
     transport.connect();
@@ -355,6 +376,7 @@ describe("close codes", () => {
 
   test("closeOutcome is a pure table of what each close means", () => {
     assert.deepEqual(closeOutcome({ code: 1011 }, { wasLive: true, retry: 3 }), { status: "lost", delay: 1500 });
+    assert.deepEqual(closeOutcome({ code: 4500 }, { wasLive: true, retry: 1 }), { status: "lost", delay: 500 });
     assert.deepEqual(closeOutcome({ code: 4401 }, { wasLive: false, retry: 1 }), { status: "signed_out", delay: null });
   });
 });

@@ -19,10 +19,16 @@
 //   promise. A promise is settled once; a second reply to its id is only a
 //   state frame. A message unanswered after MAX_SENDS live sockets is given up
 //   (`not_answered`).
+// - An `outcome_unknown` error (the server lost its database while the
+//   action was committing: it may or may not have been applied) settles
+//   nothing: the message stays unanswered and goes again, same id, on the next
+//   live socket (the server closes this one with 4500), whose answer says
+//   which (`"replayed": true` if it had been applied).
 // - Close codes: 4401 reconnects once if the socket had been live (a session
 //   replaced by a password change in this browser), else it is final; 4403
-//   and 4429 are final; any other close reconnects with a growing delay. A
-//   final close rejects what is unanswered (`closed`).
+//   and 4429 are final; any other close (4500: a fault on the server)
+//   reconnects with a growing delay. A final close rejects what is
+//   unanswered (`closed`).
 // - A socket can die without a close: a network that went away, a server
 //   that stopped answering. So the transport listens (heartbeat below): after
 //   HEARTBEAT.idleMs without a frame it sends a `ping`, which the server
@@ -34,6 +40,7 @@
 //   given up are resent as after any other drop.
 
 export const MAX_SENDS = 3;
+export const OUTCOME_UNKNOWN = "outcome_unknown";
 /** The heartbeat (ms): a ping after idleMs without a frame; the socket is
  * lost when nothing comes within waitMs of it; checked every tickMs. */
 export const HEARTBEAT = { idleMs: 3000, waitMs: 4000, tickMs: 500 };
@@ -121,6 +128,7 @@ export function createTransport({
   function settle(frame) {
     const entry = frame.id === undefined ? undefined : unanswered.get(frame.id);
     if (!entry) return false;
+    if (frame.type === "error" && frame.error === OUTCOME_UNKNOWN) return true; // resent on the next socket
     unanswered.delete(frame.id);
     if (frame.type === "error") entry.reject(new SocketError(frame.error, frame.detail, frame));
     else entry.resolve(frame);
