@@ -27,7 +27,11 @@ def _sentence(detail: Any) -> str:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameError):
-        return Response(error_payload(exc), status=exc.status)
+        answer = Response(error_payload(exc), status=exc.status)
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:  # a budget spent (429): when to ask again
+            answer["Retry-After"] = str(retry_after)
+        return answer
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
