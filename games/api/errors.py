@@ -29,7 +29,11 @@ def _sentence(detail: Any) -> str:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameError):
-        return Response(error_payload(exc), status=exc.status)
+        answer = Response(error_payload(exc), status=exc.status)
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:  # a budget spent (429): when to ask again
+            answer["Retry-After"] = str(retry_after)
+        return answer
     if database_unavailable(exc):  # the pool lent no connection in time, or PostgreSQL is down
         return Response(
             {"error": "unavailable", "detail": UNAVAILABLE_SENTENCE},

@@ -11,7 +11,7 @@ import yaml
 
 from tests.conftest import REPO
 
-APP_SERVICES = ("web", "worker", "worker-costs", "beat")
+APP_SERVICES = ("web", "worker", "worker-analysis", "worker-costs", "beat")
 REQUIRED_VARIABLES = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DJANGO_DEBUG", "ALLOWED_HOSTS")
 
 
@@ -59,7 +59,7 @@ def test_every_queue_of_the_settings_has_a_worker() -> None:
             taken |= set(command[command.index("-Q") + 1].split(","))
     assert settings.CELERY_TASK_DEFAULT_QUEUE == "celery"  # compose sets no CELERY_QUEUE
     assert taken == {queue.name for queue in settings.CELERY_TASK_QUEUES}
-    assert {"celery", "celery-costs"} == taken
+    assert {"celery", "celery-analysis", "celery-costs"} == taken
 
 
 def test_postgres_keeps_its_data_in_a_volume() -> None:
