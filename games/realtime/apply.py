@@ -129,7 +129,9 @@ def _applied(
                 committing = True
             return Applied(result, views)
     except Exception as exc:
-        if committing:
+        # Only a lost connection leaves the COMMIT's outcome unknown: an error
+        # the database answered (a refused statement) rolled it all back.
+        if committing and isinstance(exc, (InterfaceError, OperationalError)):
             raise OutcomeUnknown() from exc
         raise
 

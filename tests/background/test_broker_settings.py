@@ -61,7 +61,7 @@ def test_a_countdown_past_the_visibility_timeout_fails_the_system_check(
     errors = countdowns_fit()
     assert [e.id for e in errors] == ["paigow.E002"]
     assert "CELERY_VISIBILITY_TIMEOUT" in errors[0].msg
-    with pytest.raises(SystemCheckError, match=r"paigow\.E001"):
+    with pytest.raises(SystemCheckError, match=r"paigow\.E002"):
         call_command("check")
 
 

@@ -69,6 +69,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "api:not-found": (404, 404, 404, 404, 404),  # any other path under /api/
     "api:hand-list": API_SIGNED_IN,
     "api:hand-detail": API_SEATED,
+    "api:hand-export": API_SIGNED_IN,
     "api:table-list": API_SIGNED_IN,
     "api:table-detail": API_SEATED,
     "api:skill-report": API_SIGNED_IN,
@@ -83,6 +84,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "api:docs-image": (404, 404, 404, 404, 404),  # "As.png" is none of those icons
     "history:hands": SIGNED_IN,
     "history:export": SIGNED_IN,
+    "history:export_hand_history": SIGNED_IN,
     "history:deal": SEATED,
     "history:sessions": SIGNED_IN,
     "history:session": SEATED,

@@ -382,7 +382,7 @@ export function luck(state, choices, engine) {
 }
 
 /** What a luck figure means (rules §6: luck = 1 + 9 × the expected score
- * against 120 random opponents, both set by the house way), shown with it. */
+ * against LUCK_SAMPLES random opponents, both set by the house way), shown with it. */
 export const LUCK_SCALE = `Luck runs from 1 to 10: how these seven cards fare against ${LUCK_SAMPLES} random `
   + "opponents, both set by the house way, before any decision. 1 loses to them all, 10 beats them all, "
   + "5.5 is an even deal.";
