@@ -187,13 +187,20 @@ def celery_in_process() -> Iterator[None]:
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test given ``clean_env`` runs the project in processes of its own,
     with the embedded environment whatever the suite's: the same on both
-    backends, so the SQLite pass of ``make test`` runs it only once."""
+    backends, so the SQLite pass of ``make test`` runs it only once.
+
+    The browser tests run last (after pytest-django's own ordering): the
+    session's Playwright keeps an event loop running in the main thread
+    while it lives, and an asyncio test after it fails ("Runner.run() cannot
+    be called from a running event loop")."""
     for item in items:
         if "clean_env" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.own_environment)
+    items.sort(key=lambda item: item.get_closest_marker("browser") is not None)
 
 
 @pytest.fixture

@@ -118,7 +118,7 @@ describe("while the cards are set", () => {
     assert.equal(shown.target, "house-way");
     assert.match(text(shown), /House way sets pair of eights in front and pair of aces behind/);
     // The row in words, as the rules page names it; the id stays in the API.
-    assert.ok(text(shown).includes("(Two pair, split): Split the two pairs"));
+    assert.ok(text(shown).includes("(two pair, split): Split the two pairs"));
     assert.ok(!text(shown).includes("two-pair-split"));
   });
 

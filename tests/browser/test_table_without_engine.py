@@ -87,7 +87,7 @@ def test_a_whole_solo_deal_without_the_engine(contexts: Any, site: str) -> None:
     expect(house_way).to_be_enabled()
     house_way.click()
     expect(page.locator("#house-reason")).to_have_text(
-        f"House way ({house['row']}): {house['reason']}")
+        f"House way ({house['row_words'][:1].lower() + house['row_words'][1:]}): {house['reason']}")
     expect(page.locator("#coach-compare")).to_contain_text("Your setting is the house way")
     pressed = page.locator("#cards button[aria-pressed='true']")
     assert sorted(pressed.evaluate_all("bs => bs.map(b => b.dataset.code)")) == sorted(

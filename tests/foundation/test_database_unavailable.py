@@ -80,6 +80,7 @@ def exhausted_pool() -> Iterator[Any]:
         pool.timeout = waited
         for conn in held:
             pool.putconn(conn)
+        connection.close_pool()  # the next test gets a pool as a process starts it
 
 
 def test_a_page_that_finds_the_pool_empty_waits_then_answers_503(exhausted_pool: Any) -> None:

@@ -143,7 +143,7 @@ function choosingSteps(state) {
       id: "house", title: "What House way suggests",
       lines: [
         `House way sets ${lower(house.front_name)} in front and ${lower(house.back_name)} behind.`,
-        `Why (${house.row_words ?? house.row}): ${house.reason}`,
+        `Why (${lower(house.row_words ?? house.row)}): ${house.reason}`,
         solo(state)
           ? "The dealer sets by the house way too, and your decision skill is measured against it. Press House way to pick it, or pick your own."
           : "Your decision skill is measured against it. Press House way to pick it, or pick your own.",
