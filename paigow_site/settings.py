@@ -117,6 +117,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "paigow_site.context.site",
+                "paigow_site.context.review",
             ],
         },
     },
