@@ -109,10 +109,13 @@ def _decimal(loss: float) -> Decimal:
 def review_analysis(*, card: ReviewCard) -> ExactAnalysis | None:
     """The card's exact analysis from its suit class's cache, or None after
     queueing it (``games.exact_analyse``, once the transaction commits; at
-    most once a few seconds a class)."""
+    most once a few seconds a class). Never computed here: only embedded,
+    where Celery runs eagerly, does the queued task run at once."""
     found = analysis.exact_analysis_cached(cards=card.cards, mode=card.mode, side=SIDE)
-    if found is None:
-        analysis.exact_analysis_request(cards=card.cards, mode=card.mode, side=SIDE)
+    if found is None and analysis.exact_analysis_request(
+            cards=card.cards, mode=card.mode, side=SIDE):
+        # Embedded (eager, outside a transaction) it was computed just now.
+        found = analysis.exact_analysis_cached(cards=card.cards, mode=card.mode, side=SIDE)
     return found
 
 
