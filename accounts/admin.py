@@ -9,7 +9,21 @@ from .forms import ThrottledAdminAuthenticationForm, ThrottledAdminPasswordChang
 from .models import User
 from .views import PasswordChangeView
 
-admin.site.register(User, UserAdmin)
+
+class PlayerAdmin(UserAdmin):
+    """Django's user admin, with whether the e-mail address is verified (only
+    a verified address can reset the password: tick it only for an address
+    you know is the player's)."""
+
+    # Django's own rows and columns, and this one.
+    fieldsets = (
+        *(UserAdmin.fieldsets or ()),
+        ("E-mail", {"fields": ("email_verified",)}),
+    )
+    list_display = (*UserAdmin.list_display, "email_verified")  # type: ignore[misc]
+
+
+admin.site.register(User, PlayerAdmin)
 
 
 def admin_password_change(request: HttpRequest, extra_context: Any = None) -> HttpResponseBase:

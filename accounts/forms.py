@@ -12,18 +12,27 @@ from typing import Any
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.admin.forms import AdminPasswordChangeForm as DjangoAdminPasswordChangeForm
-from django.contrib.auth.forms import AuthenticationForm, PasswordChangeForm, UserCreationForm
+from django.contrib.auth.forms import (
+    AuthenticationForm,
+    PasswordChangeForm,
+    PasswordResetForm,
+    SetPasswordForm,
+    UserCreationForm,
+)
 
 from . import limits
 from .limits import client_address
 from .models import User
 
 __all__ = [
+    "EmailForm",
+    "NewPasswordForm",
     "SignUpForm",
     "ThrottledAdminAuthenticationForm",
     "ThrottledAdminPasswordChangeForm",
     "ThrottledAuthenticationForm",
     "ThrottledPasswordChangeForm",
+    "VerifiedEmailPasswordResetForm",
     "client_address",
     "is_throttled",
 ]
@@ -115,3 +124,61 @@ class ThrottledPasswordChangeForm(_LimitedOldPassword, PasswordChangeForm):
 
 class ThrottledAdminPasswordChangeForm(_LimitedOldPassword, DjangoAdminPasswordChangeForm):
     """The admin's password change (/admin/password_change/)."""
+
+
+class EmailForm(forms.Form):
+    """The account page's e-mail address, with the player's password: an
+    address here can reset the password, so a borrowed session must not set
+    one. The password is checked on the shared password limit."""
+
+    email = forms.EmailField(
+        label="E-mail address", max_length=254,
+        widget=forms.EmailInput(attrs={"autocomplete": "email"}),
+    )
+    password = forms.CharField(
+        label="Your password", strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="To be sure it is you: this address will be able to reset your password.",
+    )
+
+    def __init__(self, *args: Any, user: Any, request: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.request = request
+
+    def clean_email(self) -> str:
+        return User.objects.normalize_email(self.cleaned_data["email"])
+
+    def clean_password(self) -> str:
+        password: str = self.cleaned_data["password"]
+        username = self.user.get_username()
+        _refuse_when_limited(self.request, username, "Too many wrong passwords.")
+        if not self.user.check_password(password):
+            limits.password_failed(self.request, username)
+            raise forms.ValidationError(
+                "That is not your password: type the one you sign in with.",
+                code="password_incorrect",
+            )
+        limits.password_right(self.request, username)
+        return password
+
+
+class VerifiedEmailPasswordResetForm(PasswordResetForm):
+    """Django's reset request, sent only to an address its owner verified."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+        self.fields["email"].label = "Your verified e-mail address"
+
+    def get_users(self, email: str) -> Any:
+        return (user for user in super().get_users(email) if user.email_verified)
+
+
+class NewPasswordForm(SetPasswordForm):
+    """Django's new-password form of the reset link, without label colons."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)

@@ -185,3 +185,22 @@ def set_device_cookie(request: Any, response: Any) -> None:
 # forms refused alike), so one address cannot mint accounts or probe names in bulk.
 SIGN_UPS_PER_ADDRESS = settings.SIGN_UPS_PER_ADDRESS
 SIGN_UP = Limiter("signup", {"ip": SIGN_UPS_PER_ADDRESS})
+
+# E-mail the site sends on a request: every password-reset request counts per
+# address and per e-mail address asked for (sent or not, so the count says
+# nothing about which addresses are known), and every verification link per
+# player, so no one can use the site to flood a mailbox.
+RESET_REQUESTS_PER_ADDRESS = 10
+RESET_REQUESTS_PER_EMAIL = 3
+PASSWORD_RESETS = Limiter(
+    "reset", {"ip": RESET_REQUESTS_PER_ADDRESS, "email": RESET_REQUESTS_PER_EMAIL}
+)
+VERIFICATION_MAILS_PER_USER = 5
+VERIFICATION_MAILS = Limiter("verify-mail", {"user": VERIFICATION_MAILS_PER_USER})
+
+
+def password_reset(request: Any, username: str) -> None:
+    """A password set through a reset link (the owner's mailbox vouches):
+    clear the account's count and this client's, so the owner can sign in
+    with it at once. The count per address stays (it may be a guesser's)."""
+    PASSWORDS.clear(("account", username), _client(request, username))

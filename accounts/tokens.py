@@ -50,3 +50,9 @@ def token_revoke(*, user: Any, token_key: str) -> bool:
     """Revoke the player's token that starts ``token_key``; False if none."""
     deleted: int = AuthToken.objects.filter(user=user, token_key=token_key).delete()[0]
     return deleted > 0
+
+
+def tokens_revoke_all(*, user: Any) -> int:
+    """Revoke every token of the player (a password change does); the count."""
+    deleted: int = AuthToken.objects.filter(user=user).delete()[0]
+    return deleted

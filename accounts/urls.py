@@ -7,6 +7,10 @@ app_name = "accounts"
 
 urlpatterns = [
     path("", views.account, name="account"),
+    path("email/", views.email_change, name="email_change"),
+    path("email/resend/", views.email_resend, name="email_resend"),
+    path("email/remove/", views.email_remove, name="email_remove"),
+    path("email/verify/<uidb64>/<token>/", views.email_verify, name="email_verify"),
     path("tokens/", views.token_create, name="token_create"),
     path("tokens/revoke/", views.token_revoke, name="token_revoke"),
     path("walkthrough/", views.walkthrough_end, name="walkthrough"),
@@ -31,5 +35,26 @@ urlpatterns = [
             template_name="accounts/password_changed.html"
         ),
         name="password_changed",
+    ),
+    # The forgotten password: Django's reset views, to a verified address only.
+    path("password/reset/", views.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password/reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(
+            template_name="accounts/password_reset_sent.html"
+        ),
+        name="password_reset_sent",
+    ),
+    path(
+        "password/reset/<uidb64>/<token>/",
+        views.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name="accounts/password_reset_complete.html"
+        ),
+        name="password_reset_complete",
     ),
 ]

@@ -1,30 +1,41 @@
-"""Sign up, sign in, sign out and password change, on Django's own auth views;
-the account page with the personal API tokens."""
+"""Sign up, sign in, sign out, password change and reset, on Django's own
+auth views; the account page with the e-mail address and the personal API
+tokens."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LoginView, redirect_to_login
+from django.core.exceptions import ValidationError
 from django.forms import BaseForm
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_decode
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from . import limits, tokens, walkthrough
+from . import emails, limits, tasks, tokens, walkthrough
 from .forms import (
+    EmailForm,
+    NewPasswordForm,
     SignUpForm,
     ThrottledAuthenticationForm,
     ThrottledPasswordChangeForm,
+    VerifiedEmailPasswordResetForm,
     client_address,
     is_throttled,
 )
+from .models import User
+
+log = logging.getLogger(__name__)
 
 
 class _TooManyIs429:
@@ -45,8 +56,22 @@ class SignInView(_TooManyIs429, LoginView):
     redirect_authenticated_user = True
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _tokens_revoked(request: HttpRequest, count: int) -> None:
+    if count:
+        messages.info(
+            request,
+            f"Your {_plural(count, 'API token')} {'was' if count == 1 else 'were'} revoked "
+            "with the old password: make a new one on your account page for your scripts.",
+        )
+
+
 class PasswordChangeView(_TooManyIs429, auth_views.PasswordChangeView):
-    """Django's password change; the old password is on the shared password limit."""
+    """Django's password change; the old password is on the shared password
+    limit. The change revokes the player's API tokens (accounts.signals)."""
 
     form_class = ThrottledPasswordChangeForm
 
@@ -54,6 +79,87 @@ class PasswordChangeView(_TooManyIs429, auth_views.PasswordChangeView):
         kwargs: dict[str, Any] = super().get_form_kwargs()
         kwargs["request"] = self.request
         return kwargs
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_context_data(**kwargs)
+        context["token_count"] = len(tokens.tokens_of(user=self.request.user))
+        return context
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        count = len(tokens.tokens_of(user=form.user))
+        response: HttpResponse = super().form_valid(form)
+        _tokens_revoked(self.request, count)
+        return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset request: a link to a verified address only. Every
+    request counts per client address and per e-mail asked for
+    (``limits.PASSWORD_RESETS``); the answer is the same whether or not an
+    account has the address. Without mail (``EMAIL_ENABLED`` off) the page
+    says a reset by e-mail is not offered here."""
+
+    form_class = VerifiedEmailPasswordResetForm
+    template_name = "accounts/password_reset.html"
+    success_url = reverse_lazy("accounts:password_reset_sent")
+
+    def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
+        context: dict[str, Any] = super().get_context_data(**kwargs)
+        context["email_enabled"] = settings.EMAIL_ENABLED
+        return context
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not settings.EMAIL_ENABLED:
+            return self.get(request, *args, **kwargs)
+        response: HttpResponse = super().post(request, *args, **kwargs)
+        return response
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        pairs = (
+            ("ip", client_address(self.request) or "unknown"),
+            ("email", form.cleaned_data["email"]),
+        )
+        wait = limits.PASSWORD_RESETS.minutes_left(*pairs)
+        if wait:
+            form.add_error(
+                None,
+                f"Too many reset requests: try again in {_plural(wait, 'minute')}. "
+                "If a link was sent, it still works.",
+            )
+            response: HttpResponse = self.form_invalid(form)
+            response.status_code = 429
+            return response
+        limits.PASSWORD_RESETS.record_failure(*pairs)
+        # Made and sent by a worker (accounts.tasks): the answer takes as long
+        # whether or not an account has the address.
+        try:
+            tasks.password_reset_mail.delay(
+                form.cleaned_data["email"], self.request.get_host(), self.request.is_secure()
+            )
+        except Exception:  # the broker's errors (kombu, redis-py, sockets) alike
+            log.exception("could not queue a password-reset mail")
+            form.add_error(None, "The link could not be sent just now: try again in a minute.")
+            response = self.form_invalid(form)
+            response.status_code = 503
+            return response
+        return HttpResponseRedirect(self.get_success_url())
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's reset link: a new password, which revokes the API tokens and
+    clears the account's own count of wrong passwords (whoever guessed at it
+    cannot lock the owner out of the password they just set)."""
+
+    form_class = NewPasswordForm
+    template_name = "accounts/password_reset_confirm.html"
+    success_url = reverse_lazy("accounts:password_reset_complete")
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        count = len(tokens.tokens_of(user=form.user))
+        response: HttpResponse = super().form_valid(form)
+        limits.password_reset(self.request, form.user.get_username())
+        _tokens_revoked(self.request, count)
+        return response
 
 
 def _safe_next(request: HttpRequest) -> str | None:
@@ -93,11 +199,17 @@ def sign_up(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _account(request: HttpRequest, *, new_token: str = "", status: int = 200) -> HttpResponse:
+def _account(
+    request: HttpRequest, *, new_token: str = "", email_form: EmailForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     return render(request, "accounts/account.html", {
         "tokens": tokens.tokens_of(user=request.user),
         "new_token": new_token,
         "tokens_per_user": tokens.TOKENS_PER_USER,
+        "email_enabled": settings.EMAIL_ENABLED,
+        "email_form": email_form or EmailForm(user=request.user, request=request),
+        "link_days": emails.link_days(),
     }, status=status)
 
 
@@ -105,8 +217,97 @@ def _account(request: HttpRequest, *, new_token: str = "", status: int = 200) ->
 @never_cache
 @require_GET
 def account(request: HttpRequest) -> HttpResponse:
-    """The account page: the password change and the personal API tokens."""
+    """The account page: the password, the e-mail address and the API tokens."""
     return _account(request)
+
+
+def _send_verification(request: HttpRequest) -> None:
+    user: Any = request.user
+    wait = emails.verification_wait(user=user)
+    if wait:
+        messages.error(
+            request,
+            f"Several links went to {user.email} already: look for them (and in the spam "
+            f"folder), or send another in {_plural(wait, 'minute')}.",
+        )
+        return
+    try:
+        emails.verification_send(request=request, user=user)
+    except emails.MailNotSent:
+        messages.error(
+            request,
+            "The mail could not be sent just now: press \u201cSend the link again\u201d in a "
+            "few minutes. If it keeps failing, tell the site's operator.",
+        )
+        return
+    messages.success(
+        request,
+        f"A link is on its way to {user.email}: open it within "
+        f"{_plural(emails.link_days(), 'day')} to verify the address. Until then it cannot "
+        "reset your password.",
+    )
+
+
+@login_required
+@never_cache
+@require_POST
+def email_change(request: HttpRequest) -> HttpResponse:
+    """Give or change the e-mail address (with the password); a link to verify it is sent."""
+    if not settings.EMAIL_ENABLED:
+        messages.error(request, "This site sends no e-mail, so it keeps no address.")
+        return redirect("accounts:account")
+    form = EmailForm(request.POST, user=request.user, request=request)
+    if not form.is_valid():
+        return _account(request, email_form=form, status=429 if is_throttled(form) else 200)
+    emails.email_set(user=request.user, email=form.cleaned_data["email"])
+    _send_verification(request)
+    return redirect("accounts:account")
+
+
+@login_required
+@require_POST
+def email_resend(request: HttpRequest) -> HttpResponse:
+    user: Any = request.user
+    if not settings.EMAIL_ENABLED or not user.email:
+        messages.error(request, "There is no e-mail address to verify: add one first.")
+    elif user.email_verified:
+        messages.info(request, f"{user.email} is verified already.")
+    else:
+        _send_verification(request)
+    return redirect("accounts:account")
+
+
+@login_required
+@require_POST
+def email_remove(request: HttpRequest) -> HttpResponse:
+    emails.email_remove(user=request.user)
+    messages.success(
+        request,
+        "Your e-mail address is removed: a forgotten password can no longer be reset by e-mail.",
+    )
+    return redirect("accounts:account")
+
+
+def _user_of(uidb64: str) -> Any:
+    try:
+        return User.objects.get(pk=urlsafe_base64_decode(uidb64).decode())
+    except (TypeError, ValueError, OverflowError, ValidationError, User.DoesNotExist):
+        return None
+
+
+@never_cache
+@require_http_methods(["GET", "POST"])
+def email_verify(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
+    """The link mailed to a new address: a page with one button that verifies
+    it (a POST, so a mail scanner that opens links verifies nothing). It works
+    in any browser, signed in or not: the signed link is the proof."""
+    user = _user_of(uidb64)
+    valid = user is not None and emails.verification_tokens.check_token(user, token)
+    verified = valid and request.method == "POST" and emails.email_verify(user=user, token=token)
+    return render(request, "accounts/email_verify.html", {
+        "valid": valid, "verified": verified, "owner": user if valid else None,
+        "link_days": emails.link_days(),
+    })
 
 
 @login_required

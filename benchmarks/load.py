@@ -10,7 +10,7 @@ One command starts the stack on loopback, plays, measures and stops it:
 - Celery workers (``celery -A paigow_site worker -c 1``, by default one a
   queue as docker-compose.yml runs them, ``--workers``) and daphne, all
   with ``DJANGO_DEBUG=0`` (``SECURE_SSL_REDIRECT=0``: plain HTTP on loopback)
-  and ``DB_CONN_MAX_AGE`` (``--conn-max-age``, default 60).
+  and a connection pool of ``--pool-max`` (``DB_POOL_MAX_SIZE``, default 10).
 
 Players are made directly in that database (``bulk_create``; no HTTP sign-up)
 and signed in by creating their sessions with Django's ``SessionStore`` (the
@@ -93,7 +93,7 @@ def stack_env(args: argparse.Namespace) -> dict[str, str]:
         SECRET_KEY=secrets.token_urlsafe(64),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",
-        DB_CONN_MAX_AGE=str(args.conn_max_age),
+        DB_POOL_MAX_SIZE=str(args.pool_max),
         DJANGO_SETTINGS_MODULE="paigow_site.settings",
     )
     for url in (env["DATABASE_URL"], env["REDIS_URL"]):
@@ -158,27 +158,12 @@ def ensure_database(args: argparse.Namespace, env: dict[str, str]) -> None:
 
 
 def server_command(server: str, port: int, app: str, gc_dir: Path | None = None) -> list[str]:
-    """The command line of one web process on ``port``: daphne, as
-    production runs it, or for a comparison uvicorn (uvloop, httptools, the
-    ``websockets`` implementation) or granian (one worker, one runtime
-    thread, uvloop; it serves ``benchmarks/granian_app.py``, which starts the
-    application as ``paigow_site.server`` does, whatever ``app``); with
-    ``gc_dir``, its collections logged there (``gc_log.py``)."""
+    """The command line of one web process on ``port``: daphne as production
+    runs it (``paigow_site.server``) or daphne's own command; with ``gc_dir``,
+    its collections logged there (``gc_log.py``)."""
     python = [sys.executable]
     if gc_dir is not None:
         python += [str(REPO / "benchmarks" / "gc_log.py"), str(gc_dir)]
-    if server == "granian":
-        return [
-            *python, "-m", "granian", "--interface", "asginl", "--host", "127.0.0.1",
-            "--port", str(port), "--workers", "1", "--loop", "uvloop", "--runtime-threads", "1",
-            "--no-access-log", "--log-level", "warning", "benchmarks.granian_app:application",
-        ]
-    if server == "uvicorn":
-        return [
-            *python, "-m", "uvicorn", "--host", "127.0.0.1", "--port", str(port),
-            "--loop", "uvloop", "--http", "httptools", "--ws", "websockets",
-            "--lifespan", "off", "--no-access-log", "--log-level", "warning", app,
-        ]
     return [*python, "-m", server, "-b", "127.0.0.1", "-p", str(port), app]
 
 
@@ -844,15 +829,15 @@ def main() -> None:
     parser.add_argument("--pg-host", default="127.0.0.1")
     parser.add_argument("--pg-user", default="postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
-    parser.add_argument("--conn-max-age", type=int, default=60)
+    parser.add_argument("--pool-max", type=int, default=10)
     parser.add_argument(
         "--servers", type=int, default=1, help="daphne processes; sockets are spread over them"
     )
     parser.add_argument(
-        "--server", choices=("paigow_site.server", "daphne", "uvicorn", "granian"),
+        "--server", choices=("paigow_site.server", "daphne"),
         default="paigow_site.server",
         help="the web server of the --servers processes: production's (daphne with"
-        " uvloop, paigow_site.server), daphne's own command, uvicorn or granian",
+        " uvloop, paigow_site.server) or daphne's own command",
     )
     parser.add_argument(
         "--workers", choices=("split", "one"), default="split",

@@ -6,5 +6,12 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
+        from django.core import checks
+
+        from paigow_site.checks import channels_redis_private_names
+
         # Signal receivers that close a user's table sockets when a session ends.
         from .realtime import session  # noqa: F401
+
+        # paigow_site has no app of its own: its checks are registered here.
+        checks.register(channels_redis_private_names)

@@ -20,12 +20,11 @@ LIMIT_PER_ADDRESS = 30
 INVITES = Limiter("invite", {"user": LIMIT_PER_USER, "ip": LIMIT_PER_ADDRESS})
 
 
-def _pairs(request: Any) -> tuple[tuple[str, str], tuple[str, str]]:
-    user = getattr(request, "user", None)
-    return (
-        ("user", str(getattr(user, "pk", "") or "")),
-        ("ip", client_address(request) or "unknown"),
-    )
+def _pairs(request: Any) -> tuple[tuple[str, str], ...]:
+    address = ("ip", client_address(request) or "unknown")
+    user_id = getattr(getattr(request, "user", None), "pk", None)
+    # A signed-out visitor counts by address only: every one of them has no pk.
+    return (("user", str(user_id)), address) if user_id else (address,)
 
 
 def check_invite(request: Any) -> None:

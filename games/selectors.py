@@ -515,3 +515,45 @@ def exact_seat(*, user: Any, table_id: int, number: int) -> ExactSeat | None:
         cards=tuple(hand.cards.split()), mode=hand.deal.table.mode, side=side, hand_id=hand.pk,
         cost_inexact=hand.deal.revealed and side == "player" and hand.cost_method != "exact",
     )
+
+
+def table_closing(*, user: Any, table_id: int) -> dict[str, Any]:
+    """What closing or leaving a table does, for the page that asks first
+    (``services.table_close``): whether it can be done now, and what becomes of
+    the chips, in a sentence. ``TableNotFound`` as ``seat_for``."""
+    seat = seat_for(user=user, table_id=table_id)
+    table: Table = seat.table
+    other = Seat.objects.filter(table=table).exclude(pk=seat.pk).select_related("user").first()
+    friend = other.user.username if other is not None and other.user else ""
+    waiting = table.status == Table.Status.WAITING
+    can = table.status in (Table.Status.WAITING, Table.Status.BETTING)
+    if table.status == Table.Status.FINISHED:
+        chips = "This table is already finished: it is no longer in your lobby."
+    elif table.status == Table.Status.PLAYING:
+        chips = (
+            f"Deal {table.deals_count} is in progress: finish it first (lock your setting; "
+            "the reveal settles it), then leave the table. No deal is ever cut off."
+        )
+    elif table.deals_count == 0:
+        chips = (
+            "No deal was played, so nothing is lost: no chips move"
+            + (" and the invite link stops working." if waiting else ".")
+        )
+    else:
+        others = f" and {friend}'s {other.stack:,}" if friend and other else ""
+        chips = (
+            f"No chips move: your stack of {seat.stack:,} chips{others} stays with this "
+            f"table's {table.deals_count} deal{'s' if table.deals_count != 1 else ''} in your "
+            "history. Play chips do not carry over: a new table starts again with "
+            f"{table.starting_stack:,}."
+        )
+    if can and (table.stake or table.stake_proposed):
+        chips += " The stake set for the next deal is dropped."
+    if can and friend:
+        chips += f" The table finishes for {friend} too: their page says it is finished."
+    return {
+        "table": table,
+        "can": can,
+        "verb": "Close" if waiting else "Leave",
+        "chips": chips,
+    }

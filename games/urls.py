@@ -10,6 +10,7 @@ urlpatterns = [
     path("lobby/", views.lobby, name="lobby"),
     path("tables/new/<str:mode>/", views.table_new, name="table_new"),
     path("tables/<int:table_id>/", views.table_detail, name="table"),
+    path("tables/<int:table_id>/close/", views.table_close, name="table_close"),
     path(
         "tables/<int:table_id>/deals/<int:number>/verify/",
         views.deal_verify,

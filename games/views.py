@@ -5,6 +5,7 @@ table over its WebSocket."""
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
@@ -23,6 +24,10 @@ from .realtime import broadcast
 @login_required
 @require_GET
 def lobby(request: HttpRequest) -> HttpResponse:
+    if request.session.get(PENDING_INVITE):
+        # Signed in or up from a page that did not carry ``next`` (the
+        # header's links): the invite that waited is taken up now.
+        return redirect("games:join")
     tables = selectors.tables_open_for(user=request.user)
     return render(request, "games/lobby.html", {"tables": tables})
 
@@ -53,6 +58,31 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
          # The first-table walkthrough, until the player has done or skipped it.
          "show_walkthrough": walkthrough_pending(user=request.user)},
     )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def table_close(request: HttpRequest, table_id: int) -> HttpResponse:
+    """Close a waiting table or leave one between deals: the page says first
+    what becomes of the chips; its button (a POST) does it, tells the other
+    seat's sockets and goes back to the lobby."""
+    try:
+        closing = selectors.table_closing(user=request.user, table_id=table_id)
+    except GameError:
+        raise Http404("There is no such table, or you do not have a seat at it.") from None
+    if request.method == "GET" or not closing["can"]:
+        return render(request, "games/table_close.html", closing,
+                      status=200 if request.method == "GET" else 409)
+    try:
+        table = services.table_close(user=request.user, table_id=table_id)
+    except GameError as exc:  # a deal began meanwhile
+        closing = selectors.table_closing(user=request.user, table_id=table_id)
+        return render(request, "games/table_close.html", {**closing, "error": exc.detail},
+                      status=exc.status)
+    broadcast.table_changed(table=table)
+    kept = " Its deals stay in your history." if table.deals_count else ""
+    messages.success(request, f"{table} is closed.{kept}")
+    return redirect("games:lobby")
 
 
 # The invite token waiting in the session while its visitor signs in.
@@ -94,17 +124,17 @@ def _token_from(text: str) -> str:
 def _invite_answer(request: HttpRequest, token: str) -> HttpResponse:
     """Seat the signed-in friend once and go to the table. The host (or the
     friend again) just goes to the table; a third person is told the table is
-    full. A signed-out visitor's token waits in the session while they sign
-    in or sign up, so it is never part of a URL."""
+    full. A signed-out visitor with a known link is sent to sign in (or up),
+    its token waiting in the session, so it is never part of a URL; the
+    sign-in and sign-up pages say who invited them, or why the link no longer
+    seats anyone (``templatetags.invites``): one of the table's two players
+    may still be going back to it."""
     request.session.pop(PENDING_INVITE, None)
-    if not request.user.is_authenticated:
-        if not services.INVITE_TOKEN.fullmatch(token):
-            return _invite_refused(request, InviteNotFound())
-        request.session[PENDING_INVITE] = token
-        return redirect_to_login(reverse("games:join"))
     try:
         invite_limits.check_invite(request)
         try:
+            if not request.user.is_authenticated:
+                return _invite_waits(request, token)
             table = services.invite_accept(user=request.user, token=token)
         except GameError:
             invite_limits.invite_failed(request)
@@ -113,6 +143,19 @@ def _invite_answer(request: HttpRequest, token: str) -> HttpResponse:
         return _invite_refused(request, exc)
     broadcast.table_changed(table=table)
     return redirect("games:table", table_id=table.pk)
+
+
+def _invite_waits(request: HttpRequest, token: str) -> HttpResponse:
+    """Keep a signed-out visitor's known token while they sign in or up
+    (``InviteNotFound`` for any other)."""
+    try:
+        services.invite_preview(token=token)
+    except InviteNotFound:
+        raise
+    except GameError:
+        pass  # a dead link: the sign-in page says so
+    request.session[PENDING_INVITE] = token
+    return redirect_to_login(reverse("games:join"))
 
 
 def _invite_refused(request: HttpRequest, exc: GameError) -> HttpResponse:

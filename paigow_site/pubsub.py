@@ -23,6 +23,15 @@ subscription Redis already holds. Its connections also connect again when
 a command finds theirs closed (the pool's own default tries once), and its
 publishes run side by side (up to ``PUBLISHES_AT_ONCE``) instead of one at a
 time under the subscriptions' lock. Everything else is the library's.
+
+It subclasses the library through private names (``_shards``, ``_layers``,
+``_ensure_redis``, ``_pubsub``, ``_redis``, ``_lock``, ``_subscribed_to``), so
+it is held to the one release it was written against: ``pyproject.toml`` pins
+``channels-redis==4.3.0``, importing this module with any other release fails
+at once, and ``manage.py check`` (``paigow_site.checks``) makes one layer and
+looks for every private name it uses. Upgrading channels-redis means reading
+its pub/sub module again against this one, then moving the pin. Drop this
+module for the library's own layer once issues 256 and 406 are fixed upstream.
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
+from importlib.metadata import version
 from typing import Any
 
 from channels_redis.pubsub import (
@@ -42,6 +52,29 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
 log = logging.getLogger(__name__)
+
+# The channels-redis release whose private names this module uses.
+CHANNELS_REDIS_VERSION = "4.3.0"
+
+
+def require_channels_redis(found: str) -> None:
+    """Refuse any channels-redis but the pinned one.
+
+    >>> require_channels_redis(CHANNELS_REDIS_VERSION)
+    >>> require_channels_redis("4.4.0")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ImportError: paigow_site.pubsub is written against channels-redis 4.3.0 and found 4.4.0: ...
+    """
+    if found != CHANNELS_REDIS_VERSION:
+        raise ImportError(
+            f"paigow_site.pubsub is written against channels-redis {CHANNELS_REDIS_VERSION} and "
+            f"found {found}: install the pinned release (uv sync), or read its pub/sub layer "
+            "again against this module before moving the pin in pyproject.toml."
+        )
+
+
+require_channels_redis(version("channels-redis"))
 
 # A channel subscribed to is usable once Redis confirms it; a Redis that does
 # not within this long fails the subscription (the socket then closes and the

@@ -17,8 +17,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+# No per-example deadline: timings live in benchmarks/, never in tests, and
+# Hypothesis's default of 200 ms an example failed correct code on a busy
+# machine (the two cores shared with browsers and live servers).
+hypothesis_settings.register_profile("paigow", deadline=None)
+hypothesis_settings.load_profile("paigow")
 SHARED = REPO.parent / "shared"
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
@@ -60,6 +67,16 @@ def fresh_invite_limit(monkeypatch: pytest.MonkeyPatch) -> Any:
     from games import invite_limits
 
     return _fresh(invite_limits, "INVITES", monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def fresh_analysis_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Analysis slots and counts of one test never reach another."""
+    import uuid
+
+    from games.services import analysis
+
+    monkeypatch.setattr(analysis, "BUDGET_SCOPE", f"analysis-test-{uuid.uuid4().hex}")
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import * as shows from "../src/js/table-state.mjs";
 const SEVEN = ["As", "Ah", "8d", "8c", "Ks", "7h", "4d"];
 // Guides as the engine makes them (games.engine.guide_view; tests/engine/test_guide.py keeps them so).
 const FIXTURE = JSON.parse(readFileSync(new URL("./guide-fixture.json", import.meta.url)));
-const [GUIDE, LOCKED_GUIDE, KICKER] = FIXTURE.hands;
+const [GUIDE, LOCKED_GUIDE, KICKER, NO_PAIR] = FIXTURE.hands;
 
 /** A state frame: a solo table, deal 3 being set, with overrides. */
 function frame({ table = {}, seats = {}, deal = {}, you = {}, session = null, noDeal = false } = {}) {
@@ -86,7 +86,7 @@ describe("choices", () => {
     const choices = shows.withHouseWay(picked(state, "Ks"), house);
     assert.deepEqual(choices.selected, ["8d", "8c"]);
     assert.equal(shows.houseReason(state, choices),
-      "House way (two-pair-split): Split the two pairs: the higher pair in back, the lower pair in front.");
+      "House way (two pair, split): Split the two pairs: the higher pair in back, the lower pair in front.");
     assert.deepEqual(shows.currentSetting(state, choices), { front: ["8d", "8c"], back: ["As", "Ah", "Ks", "7h", "4d"] });
     assert.equal(shows.houseWay(frame({ you: { guide: undefined } })), null, "no guide: no House way");
     assert.equal(shows.houseWay(frame({ you: { locked: true, front: ["Ks", "7h"], guide: LOCKED_GUIDE.guide } })), null);
@@ -165,6 +165,15 @@ describe("what the page shows", () => {
     assert.equal(shows.labels(bare, picked(bare, "As", "Ah")).front, "Front: Ace of spades and Ace of hearts");
   });
 
+  test("a fouled back has one name: the label says the warning's (issue #45)", () => {
+    const state = frame({ you: { cards: NO_PAIR.cards, guide: NO_PAIR.guide } });
+    const choices = picked(state, "As", "Kd");
+    const { text } = shows.alert(state, choices);
+    assert.match(text, /beats your back, ten-eight high\./);
+    assert.deepEqual(shows.labels(state, choices), { front: "Front: ace-king", back: "Back: ten-eight high" });
+    assert.equal(shows.labels(state, picked(state, "8c", "6s")).back, "Back: ace high", "no foul: the plain name");
+  });
+
   test("every one of the 21 fronts has its names and foul check in the guide", () => {
     const state = frame();
     for (let i = 0; i < 7; i += 1) {
@@ -235,11 +244,25 @@ describe("what the page shows", () => {
       parts: "Front: win, pair of aces against king high. Back: copy (to the dealer), two pair, kings and queens against two pair, kings and queens.",
       money: "Stake 20: +20 chips. Decision skill 0.",
     });
+    assert.match(shows.result(revealed({ mode: "friend" })).parts, /copy \(a tie\)/);
     const lost = shows.result(revealed({ mine: { result: "loss", foul: true, skill: -1.5 }, mode: "friend" }));
     assert.equal(lost.headline, "Loss: your setting fouled");
-    assert.match(lost.parts, /copy \(a tie\)/);
     assert.equal(lost.money, "Stake 20: −20 chips. Decision skill −1.5.");
     assert.deepEqual(shows.settingRows(revealed(), "other")[0], { label: "Front", cards: ["Ks", "7h"], extra: "king high (win)" });
+  });
+
+  test("a foul loses the whole bet: no part of a fouled deal is called a win (issue #45)", () => {
+    const state = revealed({ mine: { result: "loss", foul: true, skill: -1.5 } });
+    const lost = shows.result(state);
+    assert.equal(lost.headline, "Loss: your setting fouled");
+    assert.match(lost.parts, /A foul loses the whole bet/);
+    assert.doesNotMatch(lost.parts, /\b(win|loss|copy)\b/);
+    for (const seat of ["you", "other"]) {
+      for (const row of shows.settingRows(state, seat)) assert.doesNotMatch(row.extra, /\((win|loss|copy)/, row.extra);
+    }
+    const won = shows.result(revealed({ theirs: { foul: true } }));
+    assert.match(won.parts, /The other side fouled: a foul loses the whole bet/);
+    assert.match(shows.result(revealed({ mine: { foul: true, result: "push" }, theirs: { foul: true } })).parts, /Both settings fouled: a push/);
   });
 
   test("the result names the kicker the server names when both backs have one name", () => {
@@ -270,7 +293,7 @@ describe("what the page shows", () => {
   test("the session line", () => {
     assert.equal(shows.sessionText(frame()), "No hands revealed yet.");
     assert.equal(shows.sessionText(frame({ session: { hands: 1, luck_count: 1, luck_average: "6.1", skill_total: 0, skill_mean: 0 } })),
-      "Luck average 6.1 (1 estimate) · Skill total 0 over 1 hand (mean 0.00 per hand)");
+      "Luck average 6.1 on the 1–10 scale (1 estimate) · Skill total 0 over 1 hand (mean 0.00 per hand)");
     assert.equal(shows.sessionText(frame({ session: { hands: 3, luck_count: 0, luck_average: null, skill_total: 0.5, skill_mean: 0.1667 } })),
       "Luck average: none yet · Skill total +0.5 over 3 hands (mean +0.17 per hand)");
   });
@@ -282,7 +305,7 @@ describe("what the page shows", () => {
       [["Your setting is the house way: pair of eights in front, pair of aces behind.", "coach-same"]]);
     const lines = shows.coachLines(state, picked(state, "As", "Ah"));
     assert.deepEqual(lines.map(([text]) => text), [
-      "The house way sets pair of eights in front and pair of aces behind (two-pair-split).",
+      "The house way sets pair of eights in front and pair of aces behind (two pair, split).",
       "Your front gains: pair of aces beats the house way's pair of eights.",
       "Your back gives up: pair of eights instead of pair of aces.",
       "This setting is a foul: it loses whatever the other side holds.",
@@ -354,15 +377,30 @@ describe("what the page shows", () => {
     assert.deepEqual(shows.dealLinks(frame()), []);
   });
 
-  test("connection, controls, commitment and the invite", () => {
-    assert.equal(shows.connectionText(frame(), true), "Connected");
-    assert.equal(shows.connectionText(frame(), false), null);
-    assert.equal(shows.connectionText(frame({ table: { status: "waiting" } }), true), "Waiting for your friend to join this table.");
+  test("connection, what waits, controls, commitment and the invite", () => {
+    const link = (status, more = {}) => ({ ...shows.freshLink(), status, ...more });
+    assert.deepEqual(shows.connectionLine(frame(), link("live")), { text: "Connected", down: false });
+    assert.deepEqual(shows.connectionLine(frame(), link("live", { back: true })), { text: "Connected again.", down: false });
+    assert.deepEqual(shows.connectionLine(frame(), shows.freshLink()), { text: "Connecting…", down: false });
+    assert.deepEqual(shows.connectionLine(frame(), link("lost")), { text: "Connection lost: reconnecting…", down: true });
+    assert.match(shows.connectionLine(frame(), link("offline")).text, /^You are offline/);
+    assert.deepEqual(shows.connectionLine(frame({ table: { status: "waiting" } }), link("live")), { text: "Waiting for your friend to join this table.", down: false });
+    assert.deepEqual(shows.connectionLine(frame({ table: { status: "waiting" } }), link("lost")).down, true, "a drop is said first");
     const state = frame();
-    assert.deepEqual(shows.controls(state, picked(state, "As"), false), { sending: true, lock: true });
-    assert.deepEqual(shows.controls(state, picked(state, "As"), true), { sending: false, lock: true });
-    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), true), { sending: false, lock: false });
-    assert.deepEqual(shows.controls(revealed(), shows.freshChoices(3), true), { sending: false, lock: null });
+    // A press while the table cannot be reached waits for it; then nothing else is pressed.
+    assert.deepEqual(shows.controls(state, picked(state, "As"), shows.freshLink()), { sending: false, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("lost")), { sending: false, lock: false });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("lost", { waiting: ["Lock"] })), { sending: true, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("live", { waiting: ["Lock"] })), { sending: false, lock: false });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("signed_out")), { sending: true, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As"), link("live")), { sending: false, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("live")), { sending: false, lock: false });
+    assert.deepEqual(shows.controls(revealed(), shows.freshChoices(3), link("live")), { sending: false, lock: null });
+    assert.equal(shows.waitingText(link("lost", { waiting: ["Lock"] })), "Lock will be sent when you are back.");
+    assert.equal(shows.waitingText(link("offline", { waiting: ["Lock", "Lock"] })), "Lock will be sent when you are back.");
+    assert.equal(shows.waitingText(link("connecting", { waiting: ["Deal"] })), "Deal will be sent as soon as the table is connected.");
+    assert.equal(shows.waitingText(link("live", { waiting: ["Lock"] })), "", "sent: in flight, not waiting");
+    assert.equal(shows.waitingText(link("no_seat", { waiting: ["Lock"] })), "");
     assert.equal(shows.commitmentText(state), "Deal 3 · stake 20 · deck commitment c0ffee");
     assert.equal(shows.commitmentText(frame({ noDeal: true })), "");
     const waiting = frame({ table: { mode: "friend", status: "waiting", invite: { url: "/invite/#tok", expires_at: "2025-05-02T10:00:00+00:00" } }, noDeal: true });

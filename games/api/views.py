@@ -19,6 +19,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, viewsets
 from rest_framework.decorators import (
+    action,
     api_view,
     authentication_classes,
     permission_classes,
@@ -31,9 +32,11 @@ from rest_framework.views import APIView
 
 from .. import reports, tasks
 from .. import selectors as game_selectors
+from ..history import export as history_export
 from ..history import record, selectors
 from ..history.filters import HistoryFilter, SessionFilter
 from ..history.selectors import HandFilters
+from ..history.views import hand_history_response
 from ..models import Hand
 from ..services import analysis
 from . import serializers as s
@@ -133,6 +136,27 @@ class HandViewSet(viewsets.GenericViewSet):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         records = selectors.hand_records(page or [])
         return self.get_paginated_response(s.HandSerializer(records, many=True).data)
+
+    @extend_schema(
+        summary="Your hand history as JSON lines",
+        description=(
+            "Every revealed deal (the same filters as the list), newest first, one JSON "
+            "object a line in the documented hand-history format (docs/hand-history.md, "
+            "version 1): both settings, both sides' cards, the deck's commitment, deck and "
+            "secret, the results, both ledgers, luck, skill and the decision cost. "
+            "`python manage.py verify_hand_history FILE` re-settles each line with the engine."
+        ),
+        responses={(200, "application/jsonl"): OpenApiTypes.STR},
+    )
+    @action(detail=False, methods=["get"], url_path="export", pagination_class=None)
+    def export(self, request: Request) -> HttpResponseBase:
+        filterset = HistoryFilter(request.query_params, queryset=self.get_queryset(),
+                                  request=request)
+        _raise_unless_valid(filterset)
+        lines = history_export.hand_history_lines(
+            user=request.user, filters=filterset.hand_filters()
+        )
+        return hand_history_response(lines)
 
     def retrieve(self, request: Request, pk: str | None = None) -> Response:
         record = selectors.hand_detail(user=request.user, deal_id=_pk(pk))
@@ -241,11 +265,13 @@ class ExactView(APIView):
             "opponent hands the other 46 cards allow, each set by the house way: wins, "
             "pushes, losses and the expected score, best first. 202 while a worker "
             "computes it (a few seconds; ask again), 200 once it is ready. A deal that is "
-            "not yours, or before your lock, is a 404."
+            "not yours, or before your lock, is a 404. 429 `analysis_budget` when you "
+            "already have as many analyses waiting, or asked for as many this minute, as "
+            "one player may (the sentence says how long to wait; so does `Retry-After`)."
         ),
         parameters=[TABLE_ID, DEAL_NUMBER],
         responses={200: s.ExactReadySerializer, 202: s.ExactPendingSerializer,
-                   404: s.ErrorSerializer},
+                   404: s.ErrorSerializer, 429: s.ErrorSerializer},
     )
     def get(self, request: Request, **path: str) -> Response:
         missing = exceptions.NotFound(
@@ -261,7 +287,8 @@ class ExactView(APIView):
         cards, mode, side = seat.cards, seat.mode, seat.side
         found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:
-            analysis.exact_analysis_request(cards=cards, mode=mode, side=side)
+            analysis.exact_analysis_request(
+                user=request.user, cards=cards, mode=mode, side=side)
             # Embedded (eager, outside a transaction) it was computed just now.
             found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:
@@ -275,6 +302,8 @@ class ExactView(APIView):
 ENDPOINTS = (
     ("hands", "api:hand-list", "Your revealed deals, newest first (filters as on /history/)."),
     ("hand", "api:hand-detail", "One revealed deal in full, with the skill spelled out."),
+    ("hand_history", "api:hand-export",
+     "Your hand history as JSON lines, each deal with its deck and secret."),
     ("tables", "api:table-list", "Your sessions: one a table you have dealt at."),
     ("table", "api:table-detail", "One session, deal by deal."),
     ("skill_report", "api:skill-report", "Decision skill by house-way row, mode and day."),

@@ -7,7 +7,16 @@ Cards are string codes at this API ("As", "Td", "JK"); see :mod:`.cards`.
 """
 
 from .batch import answer
-from .cards import DECK, RED_SUITS, SUIT_SYMBOLS, CardError, card_name, parse_cards, sort_cards
+from .cards import (
+    DECK,
+    RED_SUITS,
+    SUIT_SYMBOLS,
+    CardError,
+    by_rank,
+    card_name,
+    parse_cards,
+    sort_cards,
+)
 from .choices import (
     DEAL_STATUSES,
     LABELS,
@@ -33,7 +42,16 @@ from .explore import (
     explore_sums,
 )
 from .fair import deal_hands, deck_commitment, shuffle_deck, verify_shuffle
-from .guide import Guide, GuidedSetting, backs_in_words, guide_view, hand_guide
+from .guide import (
+    ROW_WORDS,
+    Guide,
+    GuidedSetting,
+    backs_in_words,
+    guide_view,
+    hand_guide,
+    row_words,
+)
+from .hand_history import record_problems
 from .hands import (
     Setting,
     SettingDescription,
@@ -83,6 +101,7 @@ __all__ = [
     "PRACTICE_OPPONENTS",
     "RED_SUITS",
     "RESULTS",
+    "ROW_WORDS",
     "SCORES",
     "SIDES",
     "SUIT_SYMBOLS",
@@ -114,6 +133,7 @@ __all__ = [
     "back_name",
     "backs_in_words",
     "best_five",
+    "by_rank",
     "canonical",
     "card_name",
     "check_drill",
@@ -148,6 +168,8 @@ __all__ = [
     "mirror_part",
     "mirror_result",
     "parse_cards",
+    "record_problems",
+    "row_words",
     "sampled_analysis",
     "seat_view",
     "settle",

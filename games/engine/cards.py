@@ -169,6 +169,26 @@ def sort_cards(cards: Iterable[str]) -> tuple[str, ...]:
     return tuple(sorted(cards, key=_index_of))
 
 
+def by_rank(cards: Iterable[str]) -> tuple[str, ...]:
+    """Codes as the table shows a hand: the joker first, then ranks together
+    from high to low, a rank's cards in the order spades, hearts, diamonds,
+    clubs (the table page's ``byRank`` in js/cards.mjs). For people only:
+    the API, the CSV and the luck key keep deck order.
+
+    >>> by_rank(["3s", "8d", "4d", "9c", "3c"])
+    ('9c', '8d', '4d', '3s', '3c')
+    >>> by_rank("Jd As 2c JK Ah".split())
+    ('JK', 'As', 'Ah', 'Jd', '2c')
+    """
+    return tuple(sorted(cards, key=_rank_place))
+
+
+def _rank_place(code: str) -> int:
+    idx = _index_of(code)
+    # Deck order is by suit, then rank: by rank first here, the joker leading.
+    return -1 if idx == JOKER else idx % 13 * 4 + idx // 13
+
+
 def text(indices: Iterable[int]) -> str:
     """Space-separated codes, as the vectors and the luck key write them.
 

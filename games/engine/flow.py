@@ -191,7 +191,10 @@ def _require_betting(state: TableState) -> None:
     if state.status == "waiting":
         raise TableWaiting()
     if state.status == "finished":
-        raise TableFinished()
+        if min(seat.stack for seat in state.seats) <= 0:
+            raise TableFinished()
+        # Closed by a player, or by the idle upkeep, with chips on both sides.
+        raise TableFinished("This table was closed. Open a new table to play again.")
     if state.status == "playing":
         raise DealInProgress()
 

@@ -51,6 +51,52 @@ def _lower(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
+# Each house-way row (house_way.REASONS's ids) in the words of the rules
+# page's "When you hold" column: what every page a player reads shows; the
+# ids stay in the API, the CSV and the frames.
+ROW_WORDS: dict[str, str] = {
+    "five-aces-kings": "Five aces and a pair of kings",
+    "five-aces-split": "Five aces",
+    "royal-flush": "Royal flush",
+    "straight-flush": "Straight flush",
+    "straight-or-flush": "Straight or flush",
+    "quads-low-keep": "Four of a kind, 2s to 6s",
+    "quads-mid-keep": "Four of a kind, 7s to 10s, kept together",
+    "quads-mid-split": "Four of a kind, 7s to 10s, split",
+    "quads-high-keep": "Four of a kind, jacks to kings, kept together",
+    "quads-high-split": "Four of a kind, jacks to kings, split",
+    "quads-aces-keep": "Four aces, kept together",
+    "quads-aces-split": "Four aces, split",
+    "two-trips": "Two three of a kinds",
+    "full-house-two-pair": "Three of a kind and two pairs",
+    "full-house-deuces-ak": "Three of a kind, a pair of 2s, and an ace and a king",
+    "full-house-split": "Three of a kind and one pair",
+    "three-pair": "Three pairs",
+    "trip-aces": "Three aces",
+    "trips": "Three of a kind",
+    "two-pair-keep": "Two pair, kept together",
+    "two-pair-split": "Two pair, split",
+    "one-pair": "One pair",
+    "no-pair": "No pair",
+}
+for _straight in ("royal-flush", "straight-flush", "straight-or-flush"):
+    for _tail, _as in (("keep", "two pair kept together"), ("split", "two pair split"),
+                       ("three-pair", "three pairs")):
+        ROW_WORDS[f"{_straight}-as-pairs-{_tail}"] = f"{ROW_WORDS[_straight]} played as {_as}"
+assert ROW_WORDS.keys() == REASONS.keys(), "a house-way row without words"
+
+
+def row_words(row: str) -> str:
+    """A house-way row's words for people (the id itself if it is unknown).
+
+    >>> row_words("two-pair-split"), row_words("trips")
+    ('Two pair, split', 'Three of a kind')
+    >>> row_words("straight-or-flush-as-pairs-keep")
+    'Straight or flush played as two pair kept together'
+    """
+    return ROW_WORDS.get(row, row)
+
+
 # Names by value (a few thousand backs and a few hundred fronts exist).
 _back_name = functools.lru_cache(maxsize=16384)(name_of_back_value)
 _front_name = functools.lru_cache(maxsize=1024)(name_of_front_value)
@@ -363,12 +409,15 @@ def guide_view(
     setting's back is the other five cards; ``foul_reason`` is there only when
     it fouls, ``house_way`` (true) only on the house way's setting, and
     ``back_words`` only when the two backs' names are the same but the backs
-    are not (the kicker named). The rows are built once per hand; each call
+    are not (the kicker named). The house way carries its row's id and its
+    words (``row_words``). The rows are built once per hand; each call
     makes its own dicts and lists of them: a frame owns all of its dicts and lists.
 
     >>> view = guide_view("As Ah 8d 8c Ks 7h 4d")
     >>> len(view["settings"]), view["house_way"]["row"], view["house_way"]["front"]
     (21, 'two-pair-split', ['8d', '8c'])
+    >>> view["house_way"]["row_words"]
+    'Two pair, split'
     >>> locked = guide_view("As Ah 8d 8c Ks 7h 4d", ["8c", "8d"])
     >>> locked["settings"]
     [{'front': ['8d', '8c'], 'front_name': 'Pair of eights', 'back_name': 'Pair of aces', \
@@ -389,5 +438,6 @@ def guide_view(
             raise ValueError(_NOT_IN_HAND)
         chosen = (rows[fronts.index(key)],)
     house_way = {"front": [way[0], way[1]], "back": list(way[2:7]), "front_name": way[7],
-                 "back_name": way[8], "row": way[9], "reason": way[10]}
+                 "back_name": way[8], "row": way[9], "row_words": row_words(way[9]),
+                 "reason": way[10]}
     return {"house_way": house_way, "settings": [_setting_json(r) for r in chosen]}

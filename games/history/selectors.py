@@ -216,6 +216,14 @@ def hand_records(hands: Iterable[Hand]) -> list[dict[str, Any]]:
     return list(_records(list(hands)))
 
 
+def _settled(s: engine.Settlement) -> dict[str, Any]:
+    """A settlement as the replay shows it. ``by_foul``: a foul settled the
+    whole bet (rules §4), so its parts were not played and the page calls
+    neither a win nor a loss."""
+    return {"result": s.result, "front": s.front, "back": s.back, "foul": s.foul,
+            "by_foul": s.foul or s.other_foul, "score": Decimal(str(s.score))}
+
+
 def skill_detail(*, record: dict[str, Any]) -> dict[str, Any]:
     """The skill spelled out (rules §7): the locked setting's score and the
     house-way setting's score against the same opponent setting, and the
@@ -234,10 +242,8 @@ def skill_detail(*, record: dict[str, Any]) -> dict[str, Any]:
         other_front=other["front"], other_back=other["back"],
     )
     return {
-        "actual": {"result": actual.result, "front": actual.front, "back": actual.back,
-                   "foul": actual.foul, "score": Decimal(str(actual.score))},
-        "house_way": {"result": house.result, "front": house.front, "back": house.back,
-                      "foul": house.foul, "score": Decimal(str(house.score))},
+        "actual": _settled(actual),
+        "house_way": _settled(house),
         "difference": Decimal(str(difference)),
     }
 

@@ -1,4 +1,4 @@
-"""/history/: the player's own deals, sessions, skill report and CSV export."""
+"""/history/: the player's own deals, sessions, skill report, CSV and hand-history exports."""
 
 from django.urls import path
 
@@ -9,6 +9,7 @@ app_name = "history"
 urlpatterns = [
     path("", views.hands, name="hands"),
     path("export.csv", views.export_csv, name="export"),
+    path("export.jsonl", views.export_hand_history, name="export_hand_history"),
     path("deals/<int:deal_id>/", views.deal, name="deal"),
     path("sessions/", views.sessions, name="sessions"),
     path("sessions/<int:table_id>/", views.session, name="session"),

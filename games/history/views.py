@@ -7,6 +7,7 @@ API does: the player's own revealed deals."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from .. import reports
+from .. import engine, reports
 from . import export, record, selectors
 from .filters import HistoryFilter
 
@@ -142,7 +143,8 @@ def skill_report(request: HttpRequest) -> HttpResponse:
     report = reports.skill_report(user=request.user, filters=filterset.hand_filters())
     charts = {
         "skill_rows": {
-            "rows": [r["row"] for r in report["by_row"]],
+            # The rows in words on the chart; the ids stay in the API and the CSV.
+            "rows": [engine.row_words(r["row"]) for r in report["by_row"]],
             "sum": [float(r["skill_sum"]) for r in report["by_row"]],
             "mean": [float(r["skill_mean"] or 0) for r in report["by_row"]],
         },
@@ -173,4 +175,23 @@ def export_csv(request: HttpRequest) -> StreamingHttpResponse:
     )
     stamp = timezone.now().strftime("%Y%m%d")
     response["Content-Disposition"] = f'attachment; filename="paigow-history-{stamp}.csv"'
+    return response
+
+
+@login_required
+@require_GET
+def export_hand_history(request: HttpRequest) -> StreamingHttpResponse:
+    """The hand history in JSON lines (docs/hand-history.md), the same filters
+    as the page, streamed."""
+    filters = HistoryFilter.for_page(request).hand_filters()
+    return hand_history_response(export.hand_history_lines(user=request.user, filters=filters))
+
+
+def hand_history_response(lines: Iterator[str]) -> StreamingHttpResponse:
+    """A download of hand-history lines (the page's and the API's)."""
+    response = StreamingHttpResponse(
+        export.lines_stream(lines), content_type="application/jsonl; charset=utf-8"
+    )
+    stamp = timezone.now().strftime("%Y%m%d")
+    response["Content-Disposition"] = f'attachment; filename="paigow-hands-{stamp}.jsonl"'
     return response

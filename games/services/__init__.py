@@ -11,7 +11,14 @@ service by argument. The socket's own writes (presence, message ids) live in
 """
 
 from .costs import hand_cost_record
-from .invites import INVITE_TOKEN, invite_accept, invite_create, invite_revoke, table_join
+from .invites import (
+    INVITE_TOKEN,
+    invite_accept,
+    invite_create,
+    invite_preview,
+    invite_revoke,
+    table_join,
+)
 from .luck import LUCK_SAMPLES, luck_record
 from .practice import practice_analyse, practice_deal, practice_lock
 from .tables import (
@@ -21,6 +28,7 @@ from .tables import (
     setting_lock,
     stake_accept,
     stake_propose,
+    table_close,
     table_start,
 )
 from .transition import OpenTable, table_lock, table_open, table_open_with, transition
@@ -35,6 +43,7 @@ __all__ = [
     "hand_cost_record",
     "invite_accept",
     "invite_create",
+    "invite_preview",
     "invite_revoke",
     "luck_record",
     "practice_analyse",
@@ -43,6 +52,7 @@ __all__ = [
     "setting_lock",
     "stake_accept",
     "stake_propose",
+    "table_close",
     "table_join",
     "table_lock",
     "table_open",

@@ -27,7 +27,7 @@ from ..engine.errors import (
     NotSeated,
     TableFull,
 )
-from ..models import Invite, Table
+from ..models import Invite, Seat, Table
 from .transition import OpenTable, flow_step, touch, transition
 
 # What ``secrets.token_urlsafe`` makes (URL-safe base64), with room for other
@@ -109,31 +109,54 @@ def table_join(*, user: Any, table_id: int, opened: OpenTable | None = None) -> 
     return held.table
 
 
-def invite_accept(*, user: Any, token: object) -> Table:
-    """Seat ``user`` at the invite's table, once. The host, or the friend
-    again, just gets the table back; anyone else finds it full."""
-    if not getattr(user, "is_authenticated", False):
-        raise NotSeated("Sign in or sign up to join your friend's table.")
+def _table_of(token: object) -> int:
+    """The id of the table a well-formed, known token invites to."""
     if not isinstance(token, str) or not INVITE_TOKEN.fullmatch(token):
         raise InviteNotFound()
     table_id = Invite.objects.filter(token=token).values_list("table_id", flat=True).first()
     if table_id is None:
         raise InviteNotFound()
-    with transition(table_id) as held:
+    return int(table_id)
+
+
+def _check_open(invite: Invite, *, seat_free: bool) -> None:
+    """Refuse a link that can no longer seat anyone, saying why."""
+    if not seat_free:
+        raise TableFull()
+    if invite.used_at is not None:
+        raise InviteUsed()
+    # Expiry first: a link the upkeep withdrew at its expiry still says "expired".
+    if invite.expires_at <= timezone.now():
+        raise InviteExpired()
+    if invite.revoked_at is not None:
+        raise InviteRevoked()
+
+
+def invite_preview(*, token: object) -> Invite:
+    """The invite a signed-out visitor holds, with its host (``created_by``),
+    if it can still seat them; else the refusal ``invite_accept`` would give.
+    A read, for the pages that ask the visitor to sign in or sign up first:
+    ``invite_accept`` checks again, under the table's lock."""
+    _table_of(token)
+    invite = Invite.objects.select_related("created_by").get(token=token)
+    seat_free = not Seat.objects.filter(
+        table_id=invite.table_id, number=1, user__isnull=False
+    ).exists()
+    _check_open(invite, seat_free=seat_free)
+    return invite
+
+
+def invite_accept(*, user: Any, token: object) -> Table:
+    """Seat ``user`` at the invite's table, once. The host, or the friend
+    again, just gets the table back; anyone else finds it full."""
+    if not getattr(user, "is_authenticated", False):
+        raise NotSeated("Sign in or sign up to join your friend's table.")
+    with transition(_table_of(token)) as held:
         invite = Invite.objects.get(token=token)  # read again under the table's lock
         if _seated(held, user):
             return held.table
-        if held.seats[1].user_id is not None:
-            raise TableFull()
-        if invite.used_at is not None:
-            raise InviteUsed()
-        now = timezone.now()
-        # Expiry first: a link the upkeep withdrew at its expiry still says "expired".
-        if invite.expires_at <= now:
-            raise InviteExpired()
-        if invite.revoked_at is not None:
-            raise InviteRevoked()
+        _check_open(invite, seat_free=held.seats[1].user_id is None)
         _take_seat(held, user)
-        invite.used_at, invite.used_by = now, user
+        invite.used_at, invite.used_by = timezone.now(), user
         invite.save(update_fields=["used_at", "used_by"])
     return held.table

@@ -27,10 +27,18 @@ from django.utils import timezone
 
 from .. import engine, sql, tasks
 from ..engine import flow
-from ..engine.errors import FoulNotConfirmed, InvalidSetting, NotSeated
-from ..models import Deal, Hand, LedgerEntry, Seat, Table
+from ..engine.errors import DealInProgress, FoulNotConfirmed, InvalidSetting, NotSeated
+from ..models import Deal, Hand, Invite, LedgerEntry, Seat, Table
 from .invites import invite_make
-from .transition import OpenTable, flow_save, flow_state, flow_step, join_cards, transition
+from .transition import (
+    OpenTable,
+    flow_save,
+    flow_state,
+    flow_step,
+    join_cards,
+    touch,
+    transition,
+)
 
 # What the reveal writes on each hand.
 _REVEALED_FIELDS = (
@@ -89,6 +97,37 @@ def table_start(*, user: Any, mode: str) -> Table:
             )
         if state.mode == "friend":
             invite_make(table, user)
+    return table
+
+
+def table_close(*, user: Any, table_id: int, opened: OpenTable | None = None) -> Table:
+    """Finish the table for both seats at a seated player's word: close a
+    friend table still waiting for its friend (its invite link stops
+    working), or leave a table between deals. A stake proposed or agreed for
+    the next deal is dropped; no chips move: each seat's stack and ledger stay
+    as the last reveal left them (the history shows them). A deal in progress
+    is never cut off (``DealInProgress``: it is finished first, as the idle
+    upkeep leaves it too). A table already finished is returned unchanged, so
+    a second press, or both players at once, finish it once. The caller tells
+    the table's sockets (``broadcast.table_changed``) once this commits."""
+    with transition(table_id, opened) as held:
+        held.seat_of(user)
+        table = held.table
+        if table.status == Table.Status.FINISHED:
+            return table
+        if table.status == Table.Status.PLAYING:
+            raise DealInProgress(
+                f"Deal {table.deals_count} is in progress: finish it first (lock your "
+                "setting; the reveal settles it), then leave the table."
+            )
+        # The status the idle upkeep closes tables with (``upkeep.tables_close_idle``).
+        table.status = Table.Status.FINISHED
+        table.stake = table.stake_proposed = table.stake_proposed_by = None
+        table.stake_proposal = None
+        Invite.objects.filter(
+            table=table, used_at__isnull=True, revoked_at__isnull=True
+        ).update(revoked_at=timezone.now())
+        touch(table, "status", "stake", "stake_proposed", "stake_proposed_by", "stake_proposal")
     return table
 
 

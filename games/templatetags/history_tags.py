@@ -1,7 +1,9 @@
-"""Card faces for the history pages: the rank and a coloured suit symbol, with
-the card's name for screen readers. js/history-faces.mjs then draws the
-table's own faces (built-in SVG or the chosen picture pack) over them; the
-text faces remain the no-script fallback."""
+"""Card faces for the review pages: the rank and a coloured suit symbol, with
+the card's name for screen readers, in the table's order (``engine.by_rank``:
+ranks together, high to low). js/history-faces.mjs then draws the table's own
+faces (built-in SVG or the chosen picture pack) over them; the text faces
+remain the no-script fallback. And the words pages use for what the API and
+the CSV keep as ids: a house-way row's."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from django import template
 from django.utils.html import format_html, format_html_join
 
+from games import engine
 from games.history.selectors import card_face
 
 register = template.Library()
@@ -18,10 +21,11 @@ register = template.Library()
 
 @register.filter
 def card_faces(codes: Iterable[str] | str) -> str:
-    """``{{ hand.front|card_faces }}``: a row of small card faces."""
+    """``{{ hand.front|card_faces }}``: a row of small card faces, ranks
+    together from high to low as the table shows a hand."""
     if isinstance(codes, str):
         codes = codes.split()
-    codes = list(codes)
+    codes = engine.by_rank(codes)
     faces = [card_face(code) for code in codes]
     return format_html(
         '<span class="mini-cards">{}</span>',
@@ -36,6 +40,16 @@ def card_faces(codes: Iterable[str] | str) -> str:
             ),
         ),
     )
+
+
+@register.filter
+def row_words(row: str) -> str:
+    """A house-way row's id in words: ``{{ r.house_way.row|row_words }}``.
+
+    >>> row_words("two-pair-keep")
+    'Two pair, kept together'
+    """
+    return engine.row_words(row)
 
 
 MINUS = "\u2212"

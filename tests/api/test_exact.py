@@ -143,7 +143,8 @@ def test_anonymous_visitors_are_refused(player: Any, play_solo: Callable[..., De
     table = services.table_start(user=player, mode="solo")
     deal = play_solo(player, table, STRONG, WEAK)
     answer = Client().get(url(deal))
-    assert answer.status_code in (401, 403)
+    assert answer.status_code == 401
+    assert answer["WWW-Authenticate"] == "Token"
     assert answer.json()["error"] == "not_authenticated"
 
 

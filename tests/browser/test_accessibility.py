@@ -27,7 +27,10 @@ VIEWPORTS = {
 ALSO_FAIL = ("empty-table-header",)
 # Pages for anyone (path, what it is).
 PUBLIC = [("/", "home"), ("/rules/", "rules"), ("/accounts/sign-in/", "sign-in"),
-          ("/accounts/sign-up/", "sign-up")]
+          ("/accounts/sign-up/", "sign-up"), ("/invite/", "invite link"),
+          # The forgotten password (the pages behind its links: test_password_reset.py).
+          ("/accounts/password/reset/", "password reset"),
+          ("/accounts/password/reset/sent/", "reset link sent")]
 
 
 def player_pages(page: Any, site: str, table_id: int) -> list[tuple[str, str]]:
@@ -43,6 +46,7 @@ def player_pages(page: Any, site: str, table_id: int) -> list[tuple[str, str]]:
         ("/history/skill/", "report"),
         ("/record/", "record"),
         (f"/tables/{table_id}/deals/1/verify/", "verify"),
+        (f"/tables/{table_id}/close/", "close table"),
         ("/accounts/", "account"),
         ("/accounts/password/", "password change"),
         ("/rules/", "rules, signed in"),

@@ -48,15 +48,18 @@ def seed(username: str) -> int:
     return table.pk
 
 
-def seed_site(tmp_path_factory: pytest.TempPathFactory, username: str) -> int:
-    """Seed the live site's own embedded database (the `site` fixture's folder)."""
+def seed_site(tmp_path_factory: pytest.TempPathFactory, username: str,
+              seeder: str = "tests.browser.test_history:seed") -> int:
+    """Seed the live site's own embedded database (the `site` fixture's folder)
+    with ``seeder`` ("module:function", given the username, answering an id)."""
     (var_dir,) = [p for p in tmp_path_factory.getbasetemp().glob("site-var*")
                   if p.is_dir() and not p.is_symlink()]
     env = {k: v for k, v in os.environ.items()
            if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_DEBUG", "SECRET_KEY"}
            and not k.startswith("PYTEST_")}
     env["PAIGOW_VAR_DIR"] = str(var_dir)
-    code = f"from tests.browser.test_history import seed; print(seed({username!r}))"
+    module, function = seeder.split(":")
+    code = f"from {module} import {function}; print({function}({username!r}))"
     done = subprocess.run([sys.executable, "manage.py", "shell", "-c", code], cwd=REPO, env=env,
                           check=True, capture_output=True, text=True)
     return int(done.stdout.strip().splitlines()[-1])
@@ -105,7 +108,7 @@ def test_history_session_and_skill_report_draw_their_charts(
     expect(page.locator(".figures")).to_contain_text("Deals played")
 
     page.goto(f"{site}/history/skill/")
-    expect(page.get_by_role("heading", name="Decision skill")).to_be_visible()
+    expect(page.get_by_role("heading", name="Skill report")).to_be_visible()
     assert_charts_drawn(page, 2)
     screenshot(page, "skill-report-1280")
 
@@ -119,8 +122,8 @@ def test_history_session_and_skill_report_draw_their_charts(
 def test_the_session_and_the_report_show_the_decision_cost_and_link_what_to_review(
     page: Any, site: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Seeded through the services, each reveal's cost is estimated in the
-    background (embedded: at once, once the reveal commits)."""
+    """Seeded through the services, each reveal's cost is worked out exactly
+    in the background (embedded: at once, once the reveal commits)."""
     name = sign_up(page, site)
     table_id = seed_site(tmp_path_factory, name)
 
@@ -141,7 +144,7 @@ def test_the_session_and_the_report_show_the_decision_cost_and_link_what_to_revi
     page.locator(".worst-list a").first.click()
     page.wait_for_url(re.compile(r"/history/deals/\d+/"))
     expect(page.locator(".decision-cost")).to_contain_text(
-        re.compile(r"Gave up 0\.\d{3} against the best:.*estimated over 10,000 opponents")
+        re.compile(r"Gave up 0\.\d{3} against the best:.*exact")
     )
     page.goto(f"{site}/rules/#decision-cost")
     expect(page.get_by_role("heading", name="How it differs from decision skill")).to_be_visible()

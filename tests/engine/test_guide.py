@@ -31,7 +31,15 @@ from games.engine import (
     shuffle_deck,
 )
 from games.engine.cards import JOKER, codes, parse_indices
-from games.engine.guide import Guide, GuidedSetting, _view_rows, back_words, guide_of_indices
+from games.engine.guide import (
+    ROW_WORDS,
+    Guide,
+    GuidedSetting,
+    _view_rows,
+    back_words,
+    guide_of_indices,
+    row_words,
+)
 from games.engine.hands import (
     FRONT_POSITIONS,
     TWO_PAIR,
@@ -219,7 +227,7 @@ def test_a_seat_choosing_gets_21_settings_and_a_locked_seat_its_own() -> None:
 def test_the_client_tests_guide_fixture_is_the_engines_answer() -> None:
     """frontend/test/table-state.test.mjs plays with guides the engine made."""
     fixture = json.loads((REPO / "frontend/test/guide-fixture.json").read_text())
-    assert len(fixture["hands"]) == 3
+    assert len(fixture["hands"]) == 4
     for hand in fixture["hands"]:
         assert hand["guide"] == guide_view(hand["cards"], hand.get("front"))
 
@@ -272,7 +280,7 @@ def _reference_view(
     return {
         "house_way": {"front": list(hw.front), "back": list(hw.back),
                       "front_name": hw.front_name, "back_name": hw.back_name,
-                      "row": g.row, "reason": g.reason},
+                      "row": g.row, "row_words": ROW_WORDS[g.row], "reason": g.reason},
         "settings": [_reference_setting_json(s) for s in chosen],
     }
 
@@ -437,3 +445,14 @@ def test_importing_the_engine_fills_no_table() -> None:
     rank, flush = map(int, done.stdout.split())
     assert rank < 100
     assert flush < 100
+
+
+def test_every_house_way_row_has_words_of_its_own() -> None:
+    """Pages say a row in words (issue #45): each of the rules' rows has
+    words, no two rows share them, and none is its id."""
+    assert ROW_WORDS.keys() == REASONS.keys()
+    assert len(set(ROW_WORDS.values())) == len(ROW_WORDS)
+    for row, words in ROW_WORDS.items():
+        assert "-" not in words, (row, words)
+        assert row_words(row) == words
+    assert row_words("not-a-row") == "not-a-row"

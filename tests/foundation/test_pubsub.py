@@ -228,3 +228,35 @@ async def test_without_on_reconnect_a_restart_sends_nothing() -> None:
     finally:
         await layer.flush()
         await asyncio.to_thread(redis.stop)
+
+
+def test_the_layer_refuses_a_channels_redis_it_was_not_written_against() -> None:
+    from paigow_site.pubsub import CHANNELS_REDIS_VERSION, require_channels_redis
+
+    require_channels_redis(CHANNELS_REDIS_VERSION)
+    with pytest.raises(ImportError, match=r"channels-redis 4\.3\.0 and found 4\.4\.0"):
+        require_channels_redis("4.4.0")
+
+
+def test_the_installed_channels_redis_is_the_pinned_one() -> None:
+    from importlib.metadata import version
+
+    from paigow_site.pubsub import CHANNELS_REDIS_VERSION
+
+    assert version("channels-redis") == CHANNELS_REDIS_VERSION
+
+
+def test_the_system_check_finds_every_private_name_the_layer_uses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from paigow_site import checks
+
+    monkeypatch.setattr(
+        settings, "CHANNEL_LAYERS",
+        {"default": {"BACKEND": checks.PUBSUB_LAYER, "CONFIG": {"hosts": ["redis://127.0.0.1:1"]}}},
+    )
+    assert checks.channels_redis_private_names() == []
+    monkeypatch.setattr(checks, "SHARD_NAMES", (*checks.SHARD_NAMES, "_renamed_upstream"))
+    [error] = checks.channels_redis_private_names()
+    assert error.id == "paigow.E001"
+    assert "shard._renamed_upstream" in error.msg

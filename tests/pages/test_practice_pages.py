@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
+from games import services
 from games.engine import house_way
 from games.models import PracticeHand
 
@@ -36,6 +37,7 @@ def deal_two_pair(client: Client) -> PracticeHand:
     hw = house_way(TWO_PAIR)
     PracticeHand.objects.filter(pk=hand.pk).update(
         cards=TWO_PAIR, house_front=" ".join(hw.setting.front), house_row=hw.row)
+    services.practice_analyse(hand_id=hand.pk)  # what the deal's task does
     return hand
 
 
@@ -74,7 +76,7 @@ def test_a_form_lock_shows_the_house_way_the_best_and_the_loss(signed_in: Client
     response = signed_in.post(f"/practice/hands/{hand.pk}/lock/", {"front": ["Ks", "7h"]},
                               follow=True)
     page = response.content.decode()
-    for text in ("House way", "two-pair-split", "Best setting", "gave up",
+    for text in ("House way", "Two pair, split", "Best setting", "gave up",
                  "An estimate over 1,000 random opponents", "Next hand"):
         assert text in page
 

@@ -44,8 +44,8 @@ REQUESTS = {"made": 0}
 EVERYONE_200 = (200, 200, 200, 200, 200)
 SIGNED_IN = (302, 200, 200, 200, 200)  # anonymous goes to sign-in
 SEATED = (302, 200, 200, 404, 404)  # a table's or deal's own pages
-API_SIGNED_IN = (403, 200, 200, 200, 200)
-API_SEATED = (403, 200, 200, 404, 404)
+API_SIGNED_IN = (401, 200, 200, 200, 200)  # 401: WWW-Authenticate: Token
+API_SEATED = (401, 200, 200, 404, 404)
 MATRIX: dict[str, tuple[int, ...]] = {
     "home": EVERYONE_200,
     "favicon": (302, 302, 302, 302, 302),  # to the static icon
@@ -56,6 +56,14 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "accounts:password_change": SIGNED_IN,
     "accounts:password_changed": SIGNED_IN,
     "accounts:account": SIGNED_IN,  # the password link and the API tokens
+    "accounts:password_reset": EVERYONE_200,  # the forgotten password: asks for an e-mail
+    "accounts:password_reset_sent": EVERYONE_200,
+    "accounts:password_reset_confirm": EVERYONE_200,  # a bad link: a page that says so
+    "accounts:password_reset_complete": EVERYONE_200,
+    "accounts:email_change": (302, 405, 405, 405, 405),  # POST only
+    "accounts:email_resend": (302, 405, 405, 405, 405),  # POST only
+    "accounts:email_remove": (302, 405, 405, 405, 405),  # POST only
+    "accounts:email_verify": EVERYONE_200,  # a bad link: a page that says so
     "accounts:token_create": (302, 405, 405, 405, 405),  # POST only
     "accounts:token_revoke": (302, 405, 405, 405, 405),  # POST only
     "accounts:walkthrough": (405, 405, 405, 405, 405),  # POST only (signed out: 401 JSON)
@@ -70,7 +78,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     # Deal 2's exact figures: only for the seat that locked (the owner: 202,
     # the analysis queued for after the test's transaction; the opponent has
     # not locked, so it is no deal of theirs to analyse yet).
-    "api:deal-exact": (403, 202, 404, 404, 404),
+    "api:deal-exact": (401, 202, 404, 404, 404),
     "api:schema": EVERYONE_200,  # public: the shape of the API, no data
     "api:docs": EVERYONE_200,
     "api:docs-css": EVERYONE_200,  # Swagger UI's stylesheet, its data: icons moved
@@ -85,6 +93,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "games:lobby": SIGNED_IN,
     "games:table_new": (302, 405, 405, 405, 405),  # POST only
     "games:table": SEATED,
+    "games:table_close": SEATED,  # the page that asks first; its button POSTs
     "games:deal_verify": SEATED,
     # The used link: its two players go to the table, anyone else finds it full.
     "games:invite": (302, 302, 302, 409, 409),
@@ -157,7 +166,7 @@ def world(
         "table_id": str(t), "number": "2", "deal_id": str(first.pk), "pk": str(first.pk),
         "token": invite.token, "mode": "solo", "name": "As.png", "object_id": str(t),
         "content_type_id": "1", "id": str(player.pk), "app_label": "games", "url": "nothing/",
-        "rest": "no-such-endpoint/",
+        "rest": "no-such-endpoint/", "uidb64": "MQ",
     }
     return {
         "table": table, "values": values, "open_deal": open_deal,

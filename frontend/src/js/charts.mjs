@@ -25,6 +25,11 @@ const timeAxis = (label) => ({ label, stroke: INK, grid: { stroke: "#ecece8" }, 
 const DEAL_STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
 const dealAxis = (label = "Deal") => axis(label, { incrs: DEAL_STEPS });
 
+// The height an axis of upright labels up to `longest` characters needs:
+// about 6.5 px a character at uPlot's 12 px font, plus the axis title.
+// Upright, a label never runs past the chart's sides, however long.
+export const rowAxisSize = (longest) => Math.ceil(34 + longest * 6.5);
+
 function sized(el, height = 240) {
   return { width: Math.max(260, Math.floor(el.clientWidth || 320)), height };
 }
@@ -91,19 +96,23 @@ const builders = {
       data: [data.deal, data.skill],
     };
   },
-  // Skill by house-way row: one bar per row (sum), the mean as dots.
+  // Skill by house-way row: one bar per row (sum), the mean as dots. The rows
+  // come in words ("Two pair, kept together"), upright, with room below the
+  // plot for the longest so that none is cut.
   "skill-rows"(data) {
     const x = data.rows.map((_, i) => i);
     const bars = window.uPlot.paths.bars({ size: [0.6, 80] });
+    const below = rowAxisSize(Math.max(0, ...data.rows.map((row) => row.length)));
     return {
+      height: 180 + below,
       opts: {
         scales: { x: { time: false, range: [-0.6, Math.max(0.6, x.length - 0.4)] } },
         axes: [
           axis("House-way row", {
             splits: () => x,
             values: (_, ticks) => ticks.map((t) => data.rows[t] ?? ""),
-            size: 70,
-            rotate: -20,
+            size: below,
+            rotate: -90,
           }),
           axis("Skill", { size: 50 }),
         ],
@@ -156,7 +165,7 @@ function draw(figure) {
   const source = document.getElementById(figure.dataset.source);
   const target = figure.querySelector(".chart-canvas");
   if (!build || !source || !target || !window.uPlot) return;
-  const { opts, data, empty } = build(JSON.parse(source.textContent));
+  const { opts, data, empty, height } = build(JSON.parse(source.textContent));
   if (empty) {
     target.innerHTML = `<p class="chart-empty">${empty}</p>`;
     figure.dataset.drawn = "empty";
@@ -167,10 +176,10 @@ function draw(figure) {
     u.axes.forEach((a, i) => { figure.dataset[i ? "axisY" : "axisX"] = JSON.stringify(a._values ?? []); });
   };
   const hooks = { draw: [keepLabels] };
-  const chart = new window.uPlot({ ...sized(target), ...opts, hooks, legend: { live: false } }, data, target);
+  const chart = new window.uPlot({ ...sized(target, height), ...opts, hooks, legend: { live: false } }, data, target);
   figure.dataset.drawn = "true";
   new ResizeObserver(() => {
-    const size = sized(target);
+    const size = sized(target, height);
     if (size.width !== chart.width) chart.setSize(size);
   }).observe(target);
 }

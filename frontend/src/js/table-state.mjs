@@ -124,8 +124,14 @@ export function stillAsked(asked, state, choices) {
 
 // ---------------------------------------------------------------- what the page shows
 
+// The socket as the page tells it (table-transport.mjs statuses): `link` is
+// {status, back, waiting}: the transport's last status ("connecting" before
+// the first frame, "live" from it), whether it is live again after a drop (said
+// for a moment), and the names of the actions pressed and not answered yet.
 export const CONNECTION = {
+  connecting: "Connecting…",
   lost: "Connection lost: reconnecting…",
+  offline: "You are offline: the table reconnects when you are back.",
   reconnecting: "Reconnecting…",
   signed_out: "Signed out: sign in again to play.",
   too_many_sockets: "Too many table pages are open: close one, then reload this page.",
@@ -133,16 +139,37 @@ export const CONNECTION = {
   no_seat: "You do not have a seat at this table.",
 };
 
-/** The connection line once a frame is in (null: leave it as it is). */
-export function connectionText(state, live) {
-  if (state.table.status === "waiting") return "Waiting for your friend to join this table.";
-  return live ? "Connected" : null;
+/** Statuses after which no socket is opened again: nothing pressed can be sent. */
+export const FINAL = new Set(["signed_out", "too_many_sockets", "too_many_messages", "no_seat"]);
+
+/** How long "Connected again." stays before it is just "Connected" (ms). */
+export const BACK_MS = 4000;
+
+export const freshLink = () => ({ status: "connecting", back: false, waiting: [] });
+
+/** The connection line: {text, down}; `down` while the page cannot reach the table. */
+export function connectionLine(state, link) {
+  if (link.status !== "live") return { text: CONNECTION[link.status], down: link.status !== "connecting" };
+  if (state.table.status === "waiting") return { text: "Waiting for your friend to join this table.", down: false };
+  return { text: link.back ? "Connected again." : "Connected", down: false };
 }
 
-/** The buttons that send a message wait for a live socket; Lock also needs two cards. */
-export function controls(state, choices, live) {
-  const lock = !live ? true : choosing(state) ? choices.selected.length !== 2 : null; // null: unchanged
-  return { sending: !live, lock };
+/** What was pressed while the table cannot be reached, and when it goes ("" for nothing). */
+export function waitingText(link) {
+  if (link.status === "live" || FINAL.has(link.status) || !link.waiting.length) return "";
+  const names = [...new Set(link.waiting)].join(" and ");
+  return link.status === "connecting"
+    ? `${names} will be sent as soon as the table is connected.`
+    : `${names} will be sent when you are back.`;
+}
+
+/** An action pressed while the table cannot be reached waits for it (the
+ * transport keeps it); meanwhile nothing else that sends is pressed, and
+ * nothing is once the connection closed for good. Lock also needs two cards. */
+export function controls(state, choices, link) {
+  const held = FINAL.has(link.status) || (link.status !== "live" && link.waiting.length > 0);
+  const lock = held ? true : choosing(state) ? choices.selected.length !== 2 : null; // null: unchanged
+  return { sending: held, lock };
 }
 
 /** The betting row: each text, or null when hidden. */
@@ -216,9 +243,11 @@ export function settingRows(state, seat) {
   const deal = state.deal;
   const hand = deal[seat];
   const result = deal.revealed ? deal.results[seat] : null;
+  // A foul settles the whole bet: no part of it is a win or a loss.
+  const played = result && !fouled(deal);
   const extra = (part) => {
     const handName = lower(hand[`${part}_name`] || result?.[`${part}_name`] || "");
-    return `${handName}${result ? ` (${partWord(state, result[`${part}_result`])})` : ""}`;
+    return `${handName}${played ? ` (${partWord(state, result[`${part}_result`])})` : ""}`;
   };
   return [
     { label: "Front", cards: codes(hand.front), extra: extra("front") },
@@ -234,14 +263,22 @@ export function labels(state, choices) {
     return { front: `Front: pick ${plural(more, "more card")}`, back: "Back: the other five cards" };
   }
   const named = guidedSetting(state, choices);
-  if (named) return { front: `Front: ${lower(named.front_name)}`, back: `Back: ${lower(named.back_name)}` };
+  if (named) return { front: `Front: ${lower(named.front_name)}`, back: `Back: ${foulBack(named.foul_reason) ?? lower(named.back_name)}` };
   // A frame without a guide (none is sent so): the cards by name.
   return { front: `Front: ${setting.front.map((c) => cardName(state, c)).join(" and ")}`, back: "Back: the other five cards" };
 }
 
+// A fouled back as the foul's sentence names it ("…beats your back, ten-eight
+// high."), so the label beside the warning says the same ("ten-eight high",
+// not "ten high"); undefined for any other sentence.
+const foulBack = (reason) => /beats your back, (?:an? )?(.+)\.$/.exec(reason ?? "")?.[1];
+
+// A house-way row in words ("two pair, split"); the id in a frame without them.
+const rowWords = (house) => lower(house.row_words ?? house.row);
+
 /** The house way's reason, once it was picked for this deal. */
 export function houseReason(state, choices) {
-  return choosing(state) && choices.house ? `House way (${choices.house.row}): ${choices.house.reason}` : null;
+  return choosing(state) && choices.house ? `House way (${rowWords(choices.house)}): ${choices.house.reason}` : null;
 }
 
 export const FOUL_CHOICE = "A foul loses the deal: choose another setting, or lock anyway.";
@@ -265,6 +302,16 @@ export function alert(state, choices) {
 // A back as the result says it: with the deciding kicker when the names tie.
 const backWords = (side) => side.back_words ?? lower(side.back_name);
 
+// Whether a foul settled the revealed deal (rules §4: the side that fouls
+// loses the whole bet, both fouling push), so its parts did not count.
+const fouled = (deal) => Boolean(deal.results.you.foul || deal.results.other.foul);
+
+function foulWords(mine, theirs) {
+  if (mine.foul && theirs.foul) return "Both settings fouled: a push, whatever the parts.";
+  if (mine.foul) return "A foul loses the whole bet, whatever the other side holds: neither part counts.";
+  return "The other side fouled: a foul loses the whole bet, so you win it whatever you hold.";
+}
+
 export function result(state) {
   const deal = state.deal;
   if (!deal || !deal.revealed) return null;
@@ -274,7 +321,8 @@ export function result(state) {
   return {
     result: mine.result,
     headline: `${WORDS[mine.result]}${mine.foul ? ": your setting fouled" : ""}`,
-    parts: `Front: ${partWord(state, mine.front_result)}, ${lower(mine.front_name)} against ${lower(theirs.front_name)}. `
+    parts: fouled(deal) ? foulWords(mine, theirs)
+      : `Front: ${partWord(state, mine.front_result)}, ${lower(mine.front_name)} against ${lower(theirs.front_name)}. `
       + `Back: ${partWord(state, mine.back_result)}, ${backWords(mine)} against ${backWords(theirs)}.`,
     money: `Stake ${deal.stake}: ${delta} chips. Decision skill ${signed(mine.skill)}.`,
   };
@@ -333,6 +381,12 @@ export function luck(state, choices, engine) {
   return { ask: true, text: `Luck: simulating ${LUCK_SAMPLES} opponents…` };
 }
 
+/** What a luck figure means (rules §6: luck = 1 + 9 × the expected score
+ * against 120 random opponents, both set by the house way), shown with it. */
+export const LUCK_SCALE = `Luck runs from 1 to 10: how these seven cards fare against ${LUCK_SAMPLES} random `
+  + "opponents, both set by the house way, before any decision. 1 loses to them all, 10 beats them all, "
+  + "5.5 is an even deal.";
+
 /** Said once when the engine worker could not load (or was refused): what still works, what waits. */
 export const ENGINE_UNAVAILABLE = "The engine did not load on this device: you can play on (hand names, "
   + "foul warnings, House way and coaching all work), and luck and the setting explorer will run "
@@ -345,7 +399,7 @@ export function sessionText(state) {
   const s = state.session;
   if (!s || !s.hands) return "No hands revealed yet.";
   const luckText = s.luck_average
-    ? `Luck average ${s.luck_average} (${plural(s.luck_count, "estimate")})` : "Luck average: none yet";
+    ? `Luck average ${s.luck_average} on the 1–10 scale (${plural(s.luck_count, "estimate")})` : "Luck average: none yet";
   return `${luckText} · Skill total ${signed(s.skill_total)} over ${plural(s.hands, "hand")}`
     + ` (mean ${signed(s.skill_mean, { digits: 2 })} per hand)`;
 }
@@ -370,7 +424,7 @@ export function coachLines(state, choices) {
   const myFront = lower(mine.front_name);
   // The backs as the engine words them beside each other: the deciding kicker when the names tie.
   const [myBack, houseBack] = mine.back_words ?? [lower(mine.back_name), hwBack];
-  const lines = [[`The house way sets ${hwFront} in front and ${hwBack} behind (${house.row}).`, ""]];
+  const lines = [[`The house way sets ${hwFront} in front and ${hwBack} behind (${rowWords(house)}).`, ""]];
   lines.push([mine.front_cmp > 0
     ? `Your front gains: ${myFront} beats the house way's ${hwFront}.`
     : mine.front_cmp < 0 ? `Your front gives up strength: ${myFront} against the house way's ${hwFront}.`
