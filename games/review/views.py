@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from ..engine.errors import GameError, error_payload
 from ..models import ReviewCard
 from ..services import review as services
+from ..services.analysis import AnalysisBudgetSpent
 from . import selectors
 
 PAGE_SIZE = 50
@@ -50,13 +51,27 @@ def _own(request: HttpRequest, card_id: int) -> ReviewCard:
         raise Http404(exc.detail) from None
 
 
-def _view(card: ReviewCard) -> dict[str, Any]:
-    return selectors.review_view(card, services.review_analysis(card=card))
+def _view(request: HttpRequest, card: ReviewCard) -> dict[str, Any]:
+    try:
+        found = services.review_analysis(user=request.user, card=card)
+    except AnalysisBudgetSpent:
+        # The page still deals the hand; its answer queues the analysis again
+        # (and says so if the budget is still spent).
+        found = None
+    return selectors.review_view(card, found)
+
+
+def _refused(exc: GameError) -> JsonResponse:
+    answer = JsonResponse(error_payload(exc), status=exc.status)
+    retry_after = getattr(exc, "retry_after", None)
+    if retry_after is not None:  # when to send it again
+        answer["Retry-After"] = str(retry_after)
+    return answer
 
 
 def _page(request: HttpRequest, card: ReviewCard, *, error: str = "",
           status: int = 200) -> HttpResponse:
-    view = _view(card)
+    view = _view(request, card)
     named = [(code, view["names"][code]) for code in view["cards"]]
     following = selectors.review_next(user=request.user)
     return render(request, "games/review/card.html", {
@@ -80,13 +95,13 @@ def answer(request: HttpRequest, card_id: int) -> HttpResponse:
         answered = services.review_answer(user=request.user, card_id=card_id, front=front)
     except GameError as exc:
         if _wants_json(request):
-            return JsonResponse(error_payload(exc), status=exc.status)
+            return _refused(exc)
         if isinstance(exc, services.ReviewCardNotFound):
             raise Http404(exc.detail) from None
         return _page(request, _own(request, card_id), error=exc.detail, status=exc.status)
     if not _wants_json(request):
         return redirect("games:review_card", card_id=answered.pk)
-    view = _view(answered)
+    view = _view(request, answered)
     following = selectors.review_next(user=request.user)
     view["result_html"] = render_to_string("games/review/_result.html", {
         "view": view, "next": following,

@@ -67,6 +67,7 @@ class ReviewAnalysing(GameError):
         "The exact figures of this hand are still being worked out: set it again in a few "
         "seconds."
     )
+    retry_after = 2
 
 
 def review_deck_sync(*, user: Any) -> int:
@@ -106,14 +107,17 @@ def _decimal(loss: float) -> Decimal:
     return Decimal(repr(loss)).quantize(Decimal("0.000000001"))
 
 
-def review_analysis(*, card: ReviewCard) -> ExactAnalysis | None:
+def review_analysis(*, user: Any, card: ReviewCard) -> ExactAnalysis | None:
     """The card's exact analysis from its suit class's cache, or None after
-    queueing it (``games.exact_analyse``, once the transaction commits; at
-    most once a few seconds a class). Never computed here: only embedded,
-    where Celery runs eagerly, does the queued task run at once."""
+    queueing it for the player ``user`` on the analysis queue
+    (``games.exact_analyse``, once the transaction commits; at most once a
+    few seconds a class). It takes one of the player's analysis slots:
+    ``AnalysisBudgetSpent`` (429) when none is left. Never computed here:
+    only embedded, where Celery runs eagerly, does the queued task run at
+    once."""
     found = analysis.exact_analysis_cached(cards=card.cards, mode=card.mode, side=SIDE)
     if found is None and analysis.exact_analysis_request(
-            cards=card.cards, mode=card.mode, side=SIDE):
+            user=user, cards=card.cards, mode=card.mode, side=SIDE):
         # Embedded (eager, outside a transaction) it was computed just now.
         found = analysis.exact_analysis_cached(cards=card.cards, mode=card.mode, side=SIDE)
     return found
@@ -132,8 +136,9 @@ def review_answer(*, user: Any, card_id: int, front: Any) -> ReviewCard:
     Refuses a card that is not the player's (``ReviewCardNotFound``), a
     front that is not two of its cards (``InvalidSetting``), a card not due
     yet (``ReviewNotDue``: a second press of the same answer changes
-    nothing) and a card whose analysis is not there yet (``ReviewAnalysing``,
-    after queueing it). One transaction holding the card's row."""
+    nothing), a card whose analysis is not there yet (``ReviewAnalysing``,
+    after queueing it) and, when it must be queued, a player whose analysis
+    budget is spent (``AnalysisBudgetSpent``, 429). One transaction holding the card's row."""
     card = _own(user, card_id)
     try:
         chosen = hand_guide(card.card_list).setting(front)
@@ -141,7 +146,7 @@ def review_answer(*, user: Any, card_id: int, front: Any) -> ReviewCard:
         raise InvalidSetting(
             "Pick exactly two of your seven cards for the front, then set the hand."
         ) from None
-    found = review_analysis(card=card)
+    found = review_analysis(user=user, card=card)
     if found is None:
         raise ReviewAnalysing()
     hit = at_best(found, chosen.front)

@@ -63,10 +63,11 @@ def test_a_token_lists_its_players_deck_due_first_worst_first(
 
 def test_anonymous_and_bad_tokens_are_refused_in_the_error_shape() -> None:
     anonymous = Client().get("/api/review/")
-    assert anonymous.status_code == 403  # session authentication first: no challenge
+    assert anonymous.status_code == 401  # with the scheme to use
+    assert anonymous["WWW-Authenticate"] == "Token"
     assert anonymous.json()["error"] == "not_authenticated"
     bad = Client(HTTP_AUTHORIZATION="Token nope").get("/api/review/")
-    assert bad.status_code == 403  # the same: DRF answers 401 only with a challenge
+    assert bad.status_code == 401
     assert bad.json()["error"] == "authentication_failed"
 
 

@@ -118,6 +118,35 @@ def test_a_card_whose_analysis_is_missing_queues_it_and_says_so(
     assert ReviewCard.objects.get(pk=card.pk).reviews == 0
 
 
+def test_a_spent_analysis_budget_still_deals_the_hand_and_its_answer_says_why(
+    two_cards: list[ReviewCard], signed_in: Client, player: User, settings: Any,
+) -> None:
+    """The analysis a card needs goes through the player's budget on the
+    analysis queue: spent, the page still deals the hand, and the answer is a
+    429 with a sentence and when to ask again; the card is unchanged."""
+    from games.services import analysis
+
+    settings.ANALYSIS_AT_ONCE, settings.ANALYSIS_PER_MINUTE = 1, 30
+    ExactAnalysisCache.objects.all().delete()
+    slot = analysis.analysis_budget_claim(user_id=player.pk)
+    try:
+        card = two_cards[0]
+        page = signed_in.get(f"/review/{card.pk}/")
+        assert page.status_code == 200
+        assert state(page.content.decode())["ready"] is False
+        answer = signed_in.post(f"/review/{card.pk}/answer/", {"front": ["As", "Ah"]}, **JSON)
+        assert answer.status_code == 429
+        assert answer.json()["error"] == "analysis_budget"
+        assert "wait a few seconds" in answer.json()["detail"]
+        assert answer["Retry-After"] == "5"
+        form = signed_in.post(f"/review/{card.pk}/answer/", {"front": ["As", "Ah"]})
+        assert form.status_code == 429
+        assert "wait a few seconds" in form.content.decode()
+        assert ReviewCard.objects.get(pk=card.pk).reviews == 0
+    finally:
+        analysis.analysis_budget_release(slot=slot)
+
+
 def test_a_form_answer_shows_all_21_exact_figures_then_now_and_the_house_way(
     two_cards: list[ReviewCard], signed_in: Client,
 ) -> None:

@@ -85,6 +85,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "api:docs-image": (404, 404, 404, 404, 404),  # "As.png" is none of those icons
     "history:hands": SIGNED_IN,
     "history:export": SIGNED_IN,
+    "history:export_hand_history": SIGNED_IN,  # the player's own hand history (JSON lines)
     "history:deal": SEATED,
     "history:sessions": SIGNED_IN,
     "history:session": SEATED,
@@ -109,6 +110,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "games:review_card": (302, 200, 404, 404, 404),  # the owner's card, no one else's
     "games:review_answer": (302, 405, 405, 405, 405),  # POST only
     "api:review": API_SIGNED_IN,
+    "api:hand-export": API_SIGNED_IN,
 }
 
 

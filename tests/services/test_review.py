@@ -201,7 +201,7 @@ def test_a_setting_tied_with_the_best_within_1e_9_counts_as_the_best(
             stored["expected"] = best - 5e-10
     row.payload = payload
     row.save()
-    found = review.review_analysis(card=card)
+    found = review.review_analysis(user=player, card=card)
     assert found is not None
     assert found.best.front != ("9h", "5c")
     assert review.at_best(found, ("9h", "5c"))
@@ -227,7 +227,7 @@ def test_refused_answers_change_nothing(
     with (mock.patch.object(review.analysis, "exact_analysis_request") as request,
           pytest.raises(ReviewAnalysing)):
         review_answer(user=player, card_id=card.pk, front="9h 7d")
-    request.assert_called_once_with(cards=card.cards, mode="solo", side="player")
+    request.assert_called_once_with(user=player, cards=card.cards, mode="solo", side="player")
     card.refresh_from_db()
     assert (card.box, card.due, card.reviews, card.last_front) == (1, T0, 0, "")
 
