@@ -130,7 +130,9 @@ def test_a_due_hand_is_dealt_set_by_tapping_and_shows_its_exact_figures(
     expect(result.locator("#setting-then dt")).to_contain_text("the same as now")
     expect(result.locator("#review-next-date")).to_have_text(
         "Back to box 1: this hand comes back tomorrow.")
-    expect(page.locator("#review-box")).to_contain_text("Box 1 of 5.")
+    expect(page.locator("#review-box")).to_contain_text(
+        "Box 1 of 5 (the higher the box, the longer the hand stays away). This hand comes back "
+        "tomorrow.")
     settle(page)
     assert blocking(page) == []
     assert too_wide(page, width) is None

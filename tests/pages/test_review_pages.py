@@ -15,7 +15,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
-from games.engine import house_way
+from games.engine import house_way, row_words
 from games.models import ExactAnalysisCache, ReviewCard
 from games.services import review
 from tests.review import STRONG, WEAK, played, practised
@@ -162,6 +162,8 @@ def test_a_form_answer_shows_all_21_exact_figures_then_now_and_the_house_way(
     assert "Your setting now" in page
     assert "Your setting then, your setting now" not in figures  # then As Kd, now Kd Kc
     assert house_way(STRONG).reason in page
+    # The house way's row in words, as on the practice result and the replay.
+    assert f"House way <span class=\"row-id\">({row_words(house_way(STRONG).row)})" in page
     assert "Not the best setting" in page
     assert "Back to box 1: this hand comes back tomorrow." in page
     assert "gives up 0.0012" in page  # Kd Kc against As Ah

@@ -104,7 +104,7 @@ function showResult() {
     return span;
   }));
   el.pending.hidden = true;
-  el.box.textContent = `Box ${view.box} of 5. This hand comes back ${view.due_text}.`;
+  el.box.textContent = `Box ${view.box} of 5 (the higher the box, the longer the hand stays away). This hand comes back ${view.due_text}.`;
   $("result-title")?.focus();
 }
 
