@@ -22,7 +22,9 @@ class ReviewCardSerializer(serializers.Serializer):
     cards = serializers.ListField(
         child=serializers.CharField(), help_text="The seven cards, as codes (“As”, “JK”)."
     )
-    source = serializers.ChoiceField(
+    # A field named "source" (DRF's metaclass takes it out of the class, so
+    # Field.source is untouched; mypy sees the attribute).
+    source = serializers.ChoiceField(  # type: ignore[assignment]
         choices=["table", "practice"],
         help_text="Where the decision was made: a solo or friend table, or practice.",
     )

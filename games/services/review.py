@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.utils import timezone
@@ -91,11 +91,12 @@ def review_deck_sync(*, user: Any) -> int:
                                     review_cards__isnull=True)
         .values_list("pk", "cards", "front", "loss")
     )
-    new = [ReviewCard(user_id=user.pk, hand_id=pk, cards=cards, front=front, cost=cost,
-                      mode=mode, due=now)
+    # The filters (``__gte``) leave no hand without a cost: the casts say so.
+    new = [ReviewCard(user_id=user.pk, hand_id=pk, cards=cards, front=front,
+                      cost=cast(Decimal, cost), mode=mode, due=now)
            for pk, cards, front, cost, mode in hands]
     new += [ReviewCard(user_id=user.pk, practice_hand_id=pk, cards=cards, front=front,
-                       cost=_decimal(loss), mode=PRACTICE_MODE, due=now)
+                       cost=_decimal(cast(float, loss)), mode=PRACTICE_MODE, due=now)
             for pk, cards, front, loss in practice]
     if not new:
         return 0

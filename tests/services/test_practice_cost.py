@@ -73,7 +73,9 @@ def test_a_class_nobody_analysed_is_worked_out_and_not_stored(player: User) -> N
     assert services.practice_cost_exact(hand_id=hand.pk) is True
     assert ExactAnalysisCache.objects.count() == 0  # one row a hand would only grow the cache
     hand.refresh_from_db()
-    assert hand.exact and hand.loss > 0.19
+    assert hand.exact
+    assert hand.loss is not None
+    assert hand.loss > 0.19
 
 
 def test_the_sweep_costs_the_oldest_locks_first_and_only_estimates(player: User) -> None:
