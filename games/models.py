@@ -604,3 +604,78 @@ class ExactAnalysisCache(models.Model):
 
     def __str__(self) -> str:
         return f"Exact analysis {self.key}"
+
+
+# --- the review deck ----------------------------------------------------------
+
+
+class ReviewCard(models.Model):
+    """One of a player's costly decisions in their review deck (Leitner boxes,
+    ``games.services.review``): a revealed table hand (``hand``) or a locked
+    practice hand (``practice_hand``), exactly one, whose exact cost was at
+    least ``REVIEW_THRESHOLD``. ``cards``, ``mode``, ``front`` (the setting
+    then) and ``cost`` are copied from it once, at entry, so the deck and its
+    due count read this table alone; the seat is always a player's, so the
+    analysis's side is "player". ``box`` runs 1 (new, or missed) to 5; the
+    card is due from ``due``. ``last_front`` is the setting of the latest
+    review and ``last_at_best`` whether it was at the best."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_cards"
+    )
+    hand = models.ForeignKey(
+        Hand, on_delete=models.CASCADE, null=True, blank=True, related_name="review_cards"
+    )
+    practice_hand = models.ForeignKey(
+        PracticeHand, on_delete=models.CASCADE, null=True, blank=True,
+        related_name="review_cards",
+    )
+    cards = models.CharField(max_length=32)
+    mode = models.CharField(max_length=8)
+    front = models.CharField(max_length=8)
+    cost = models.DecimalField(max_digits=10, decimal_places=9)
+    box = models.PositiveSmallIntegerField(default=1)
+    due = models.DateTimeField()
+    last_reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviews = models.PositiveIntegerField(default=0)
+    last_front = models.CharField(max_length=8, blank=True, default="")
+    last_at_best = models.BooleanField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-cost", "id")
+        # The header's due count on every page: one index range scan.
+        indexes = (models.Index(fields=["user", "due"], name="review_card_user_due"),)
+        constraints = (
+            models.CheckConstraint(
+                condition=(Q(hand__isnull=False) & Q(practice_hand__isnull=True))
+                | (Q(hand__isnull=True) & Q(practice_hand__isnull=False)),
+                name="review_card_one_source",
+            ),
+            models.UniqueConstraint(
+                fields=["hand"], condition=Q(hand__isnull=False), name="review_card_one_per_hand"
+            ),
+            models.UniqueConstraint(
+                fields=["practice_hand"], condition=Q(practice_hand__isnull=False),
+                name="review_card_one_per_practice_hand",
+            ),
+            models.CheckConstraint(condition=Q(box__gte=1) & Q(box__lte=5),
+                                   name="review_card_box_1_to_5"),
+            models.CheckConstraint(condition=Q(mode__in=list(MODES)), name="review_card_mode"),
+            models.CheckConstraint(condition=Q(cost__gte=0) & Q(cost__lte=1),
+                                   name="review_card_cost_0_to_1"),
+            models.CheckConstraint(
+                condition=(Q(reviews=0) & Q(last_reviewed_at__isnull=True) & Q(last_front="")
+                           & Q(last_at_best__isnull=True))
+                | (Q(reviews__gte=1) & Q(last_reviewed_at__isnull=False) & ~Q(last_front="")
+                   & Q(last_at_best__isnull=False)),
+                name="review_card_reviewed_complete",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Review card {self.pk} of {self.user_id} (box {self.box})"
+
+    @property
+    def card_list(self) -> tuple[str, ...]:
+        return tuple(self.cards.split())

@@ -1,8 +1,8 @@
 """Celery tasks, and the queueing of the ones a transition asks for.
 
 The tasks are thin wrappers that take ids and call ``games.upkeep`` (or
-``games.reports``). ``report_refresh_later``, ``luck_verify_later`` and
-``decision_cost_later`` queue
+``games.reports``). ``report_refresh_later``, ``luck_verify_later``,
+``decision_cost_later`` and ``practice_cost_later`` queue
 them once the current transaction commits, from the process's one queueing
 thread, so the socket's answer never waits for the cache or the broker.
 
@@ -175,6 +175,19 @@ def decision_cost_hands(self: Any, hand_ids: list[int]) -> list[str | None]:
 @shared_task(name="games.decision_costs_sweep", **RETRY)
 def decision_costs_sweep(self: Any, size: int | None = None) -> int:
     return upkeep.decision_costs_sweep(size=size)
+
+
+@shared_task(name="games.practice_cost_hands", **RETRY)
+def practice_cost_hands(self: Any, hand_ids: list[int]) -> list[bool]:
+    """Locked practice hands' figures made exact (on the costs queue): what
+    ``practice_cost_later`` queues, one message for the hands a process
+    locked together."""
+    return [upkeep.practice_cost_exact(hand_id=hand_id) for hand_id in hand_ids]
+
+
+@shared_task(name="games.practice_costs_sweep", **RETRY)
+def practice_costs_sweep(self: Any, size: int | None = None) -> int:
+    return upkeep.practice_costs_sweep(size=size)
 
 
 @shared_task(name="games.client_messages_forget", **RETRY)
@@ -398,6 +411,17 @@ def practice_analyse_later(*, hand_id: int, slot: str | None = None) -> None:
 
     _after_commit(
         queue, f"queueing the analysis of practice hand {hand_id} failed; the lock queues it again"
+    )
+
+
+def practice_cost_later(*, hand_id: int) -> None:
+    """Once a practice hand's lock commits, queue ``games.practice_cost_hands``
+    for it: its figures made exact on the costs queue, off the lock's path
+    (embedded, at once, in the callback); a broker that is down is logged,
+    and the beat's ``games.practice_costs_sweep`` makes them exact later."""
+    _hands_after_commit(
+        practice_cost_hands, [hand_id],
+        "queueing the exact cost of practice hands {hand_ids} failed; the beat sweep makes it",
     )
 
 

@@ -117,6 +117,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "paigow_site.context.site",
+                "paigow_site.context.review",
             ],
         },
     },
@@ -340,7 +341,8 @@ CELERY_TASK_ROUTES = {
     **{
         name: {"queue": CELERY_COSTS_QUEUE}
         for name in ("games.decision_cost", "games.decision_cost_hands",
-                     "games.decision_costs_sweep")
+                     "games.decision_costs_sweep", "games.practice_cost_hands",
+                     "games.practice_costs_sweep")
     },
     **{
         name: {"queue": CELERY_ANALYSIS_QUEUE}
@@ -404,6 +406,7 @@ CELERY_BEAT_SCHEDULE = {
     "luck-audit": {"task": "games.luck_audit", "schedule": UPKEEP_SECONDS * 4},
     "luck-sweep": {"task": "games.luck_sweep", "schedule": LUCK_SWEEP_SECONDS},
     "decision-costs-sweep": {"task": "games.decision_costs_sweep", "schedule": UPKEEP_SECONDS},
+    "practice-costs-sweep": {"task": "games.practice_costs_sweep", "schedule": UPKEEP_SECONDS},
     "client-messages-forget": {
         "task": "games.client_messages_forget",
         "schedule": UPKEEP_SECONDS * 4,
