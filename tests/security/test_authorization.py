@@ -22,6 +22,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from accounts.models import User
 from games import services
 from games.models import Deal, Hand, Invite, Table
+from games.services.practice_test import practice_test_start
 from tests.api.test_permissions import body
 from tests.sockets import open_seat
 from tests.support import (
@@ -103,6 +104,13 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "practice:deal": (302, 405, 405, 405, 405),  # POST only
     "practice:hand": (302, 200, 404, 404, 404),  # the owner's practice hand, no one else's
     "practice:lock": (302, 405, 405, 405, 405),  # POST only
+    "practice_test:home": SIGNED_IN,
+    "practice_test:start": (302, 405, 405, 405, 405),  # POST only
+    "practice_test:attempt": (302, 200, 404, 404, 404),  # the owner's attempt, no one else's
+    "practice_test:lock": (302, 405, 405, 405, 405),  # POST only
+    "practice_test:share": (302, 405, 405, 405, 405),  # POST only
+    # The owner's attempt is being played: its shared link shows nothing yet.
+    "practice_test:shared": (404, 404, 404, 404, 404),
 }
 
 
@@ -152,8 +160,10 @@ def world(
     assert not open_deal.revealed
     invite = Invite.objects.get(table=table, used_at__isnull=False)
     practice = services.practice_deal(user=player, drill="any")
+    attempt = practice_test_start(user=player, number=1, hands=3)
     values = {
         "hand_id": str(practice.pk),
+        "test_id": str(attempt.pk), "share_token": attempt.share_token,
         "table_id": str(t), "number": "2", "deal_id": str(first.pk), "pk": str(first.pk),
         "token": invite.token, "mode": "solo", "name": "As.png", "object_id": str(t),
         "content_type_id": "1", "id": str(player.pk), "app_label": "games", "url": "nothing/",
