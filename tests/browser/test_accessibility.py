@@ -50,6 +50,7 @@ def player_pages(page: Any, site: str, table_id: int) -> list[tuple[str, str]]:
         ("/accounts/", "account"),
         ("/accounts/password/", "password change"),
         ("/rules/", "rules, signed in"),
+        ("/practice/test/", "100-hand test"),  # its attempt's pages: test_practice_test.py
     ]
 
 

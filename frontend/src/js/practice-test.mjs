@@ -17,7 +17,7 @@ const faces = packUrl && localStorage.getItem(FACES_KEY) === "pack" ? packUrl : 
 const el = {
   form: $("lock-form"), pick: $("pick"), cards: $("cards"), lock: $("lock"), foul: $("foul"),
   error: $("error"), front: $("front-label"), back: $("back-label"),
-  position: $("position"), positionInput: $("position-input"),
+  position: $("position"), positionInput: $("position-input"), scoring: $("scoring"),
 };
 let view = JSON.parse($("practice-test-state").textContent);
 let selected = [];
@@ -77,6 +77,9 @@ async function lock(event) {
   for (const code of selected) body.append("front", code);
   sending = true;
   render();
+  // The last lock scores the test (at once when the site runs embedded).
+  const last = view.position === view.hands;
+  if (last) el.scoring.textContent = "Scoring… every setting of every hand is being costed exactly.";
   try {
     const response = await fetch(view.urls.lock, {
       method: "POST", body, credentials: "same-origin",
@@ -93,6 +96,7 @@ async function lock(event) {
     buildCards();
     el.cards.querySelector("button.card")?.focus();
   } catch (error) {
+    el.scoring.textContent = "";
     showError(error.message);
   } finally {
     sending = false;
