@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PYTEST_ARGS ?=
-ENGINE_SOURCES := $(shell find games/engine -name '*.py' 2>/dev/null)
+ENGINE_SOURCES := $(shell find games/engine -name '*.py' -o -name '*.bin' 2>/dev/null)
 STATIC_SOURCES := $(shell find frontend/src -type f 2>/dev/null)
 # daphne with invite tokens redacted from its access log (paigow_site/server.py).
 SERVER := $(PY) -m paigow_site.server
@@ -21,7 +21,7 @@ BUILD_ONLY_SECRET := collectstatic-only-not-a-secret-collectstatic-only-not-a-se
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup run serve production-env static test test-sqlite test-js lint typecheck audit bench clean
+.PHONY: setup run serve worker production-env static test test-sqlite test-js lint typecheck audit bench clean
 
 setup: $(VENV)/.synced frontend/node_modules/.installed frontend/build/manifest.json migrate
 
@@ -71,6 +71,18 @@ staticfiles/staticfiles.json: $(VENV)/.synced frontend/build/manifest.json $(STA
 serve: production-env setup static
 	@echo "==> serving Pai Gow Lab in production mode on $(HOST):$(PORT) (Ctrl-C stops)"
 	DJANGO_DEBUG=0 $(SERVER) -b $(HOST) -p $(PORT) paigow_site.asgi:application
+
+# A Celery worker on QUEUES (all of them when empty), started again whenever
+# it exits, however (as compose's restart: and the systemd unit in
+# docs/architecture.md do); Ctrl-C during the pause stops it. One a queue in
+# production: make worker QUEUES=celery, QUEUES=celery-analysis, QUEUES=celery-costs.
+QUEUES ?=
+worker: setup
+	@while true; do \
+	  $(PY) -m celery -A paigow_site worker --loglevel=INFO $(if $(QUEUES),-Q $(QUEUES)); \
+	  echo "==> the worker exited ($$?): starting it again in 2 s (Ctrl-C now to stop)"; \
+	  sleep 2; \
+	done
 
 production-env:
 	@test -n "$$SECRET_KEY" || { echo "make serve: set SECRET_KEY (50+ random characters)"; exit 2; }

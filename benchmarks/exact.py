@@ -1,8 +1,9 @@
 """The exact analysis of a hand (games.engine.exact): seconds per hand (a script, not a test).
 
 - **cold**: a fresh Python process per hand, timing its first ``exact()``,
-  which builds the pattern tables (the house way of every suit-free rank
-  multiset and flush pattern, once per process) and then counts;
+  which reads the pattern tables (the house way of every suit-free rank
+  multiset and flush pattern, games/engine/exact_tables.bin) and then counts;
+  also the process's whole CPU time by then (interpreter, engine import);
 - **warm**: in one process whose tables are built, ``exact()`` for every
   hand of the set, ``--rounds`` times (median per hand);
 - **Pyodide in Node** (``--node``): the served engine archive through
@@ -54,7 +55,7 @@ sys.path.insert(0, {repo!r})
 from games.engine import exact
 t, c = time.perf_counter(), time.process_time()
 exact({hand!r}, mode="solo")
-print(time.perf_counter() - t, time.process_time() - c)
+print(time.perf_counter() - t, time.process_time() - c, time.process_time())
 """
 
 
@@ -67,12 +68,13 @@ def hands(count: int) -> list[str]:
     return SHAPES + [" ".join(rng.sample(DECK, 7)) for _ in range(count)]
 
 
-def cold(hand: str) -> tuple[float, float]:
-    """Wall and CPU seconds of a fresh process's first analysis."""
+def cold(hand: str) -> tuple[float, float, float]:
+    """Wall and CPU seconds of a fresh process's first analysis, and the
+    process's CPU seconds from its start to the end of that analysis."""
     out = subprocess.run([sys.executable, "-c", COLD.format(repo=str(REPO), hand=hand)],
                          check=True, capture_output=True, text=True).stdout
-    wall, cpu = out.split()
-    return float(wall), float(cpu)
+    wall, cpu, process = out.split()
+    return float(wall), float(cpu), float(process)
 
 
 def warm(hand_set: list[str], rounds: int) -> dict[str, tuple[float, float]]:
@@ -124,8 +126,8 @@ def main() -> None:
     print(f"load average before: {load()}")
 
     colds = [(h, *cold(h)) for h in hand_set[:args.cold]]
-    for h, wall, cpu in colds:
-        print(f"cold  {wall:7.2f} s (CPU {cpu:.2f} s)  {h}")
+    for h, wall, cpu, process in colds:
+        print(f"cold  {wall:7.2f} s (CPU {cpu:.2f} s, process CPU {process:.2f} s)  {h}")
     warms = warm(hand_set, args.rounds)
     ordered = sorted(warms.items(), key=lambda kv: kv[1], reverse=True)
     for h, (wall, cpu) in ordered[:5]:
@@ -134,7 +136,7 @@ def main() -> None:
         values = [v[i] for v in warms.values()]
         print(f"warm {what} over {len(values)} hands: median {statistics.median(values):.3f} s, "
               f"max {max(values):.3f} s, min {min(values):.3f} s")
-    for i, what in ((1, "wall"), (2, "CPU")):
+    for i, what in ((1, "wall"), (2, "CPU"), (3, "process CPU (start to answer)")):
         if colds:
             values = [c[i] for c in colds]
             print(f"cold {what} over {len(colds)} processes: median "

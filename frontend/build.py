@@ -2,8 +2,8 @@
 
 - Copies the Pyodide runtime from node_modules (pinned in package.json), so the
   site serves every file itself: no CDN.
-- Packages the engine (games/engine, the very same source the server uses) as a
-  zip that the Web Worker unpacks into Pyodide's file system. The file name
+- Packages the engine (games/engine, the very same source and data files the
+  server uses) as a zip that the Web Worker unpacks into Pyodide's file system. The file name
   carries a content hash, so it can be cached for a year.
 - Copies uPlot's browser bundle (the charts of the history pages, pinned in
   package.json) into build/vendor/uplot-<version>/.
@@ -61,9 +61,11 @@ ZIP_DATE = (2024, 1, 1, 0, 0, 0)
 
 
 def engine_archive() -> bytes:
-    """Zip games/__init__.py and games/engine/**.py in a stable order."""
+    """Zip games/__init__.py, games/engine/**.py and the engine's data (the
+    exact analysis's tables, exact_tables.bin) in a stable order."""
     sources = [ROOT / "games" / "__init__.py"]
     sources += sorted((ROOT / "games" / "engine").rglob("*.py"))
+    sources += sorted((ROOT / "games" / "engine").rglob("*.bin"))
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for path in sources:

@@ -12,10 +12,12 @@ on two workers at once, has one effect; a second run finds nothing to do.
   ``tasks.luck_verify_later``), and flag it when it does not match;
 - ``luck_audit_sample``: the same for a sample of stored estimates that were
   never checked (recorded before the check existed, or whose check was lost);
-- ``decision_cost_estimate``: estimate what a revealed hand's setting gave
+  ``luck_sweep`` every minute for the recent ones whose check was lost, so no
+  revealed hand stays "checking";
+- ``decision_cost_estimate``: cost exactly what a revealed hand's setting gave
   up against the best setting (queued on commit after each reveal by
   ``tasks.decision_cost_later``); ``decision_costs_sweep`` does it for the
-  hands whose estimate was never queued or lost;
+  hands whose task was never queued or was lost, and for earlier estimates;
 - ``client_messages_forget``: delete the socket message ids kept against
   resends once they are older than ``CLIENT_MESSAGE_HOURS``.
 """
@@ -31,8 +33,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import engine, idle_cpu, selectors
-from .engine.cost import decision_cost
+from . import engine, selectors
 from .models import (
     ClientMessage,
     Hand,
@@ -43,7 +44,7 @@ from .models import (
 from .realtime import broadcast
 
 # The module, not its function: services import the tasks, which import this.
-from .services import analysis, costs
+from .services import costs
 
 log = logging.getLogger(__name__)
 
@@ -247,11 +248,30 @@ def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
     only the stored deal. Returns how many were checked and how many were
     flagged."""
     size = settings.LUCK_AUDIT_SAMPLE if size is None else size
-    hands = list(
-        Hand.objects.filter(luck_wins__isnull=False, luck_audit__isnull=True)
-        .select_related("deal__table", "seat")
-        .order_by("pk")[:size]
+    return _luck_check(_unchecked().order_by("pk")[:size])
+
+
+def _unchecked() -> Any:
+    """Hands with a stored luck estimate and no check yet."""
+    return Hand.objects.filter(luck_wins__isnull=False, luck_audit__isnull=True).select_related(
+        "deal__table", "seat"
     )
+
+
+def luck_sweep(*, size: int | None = None, now: Any = None) -> dict[str, int]:
+    """Check (as ``luck_verify`` does) up to ``size`` (``LUCK_AUDIT_SAMPLE``)
+    stored estimates of hands revealed over ``LUCK_SWEEP_AFTER_SECONDS`` ago
+    that have no check, newest first: those whose check was lost (a broker
+    restarted without its queue, a message never queued) and that the other
+    seat still sees as "checking". The beat runs it every
+    ``LUCK_SWEEP_SECONDS``. Returns how many were checked and flagged."""
+    size = settings.LUCK_AUDIT_SAMPLE if size is None else size
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.LUCK_SWEEP_AFTER_SECONDS)
+    lost = _unchecked().filter(deal__revealed_at__lt=cutoff)
+    return _luck_check(lost.order_by("-deal__revealed_at", "-pk")[:size])
+
+
+def _luck_check(hands: Any) -> dict[str, int]:
     results = [(hand, _audit(hand)) for hand in hands]
     written: set[int] = set()
     for start in range(0, len(results), AUDITS_AT_ONCE):
@@ -263,77 +283,18 @@ def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
 # --- decision cost ------------------------------------------------------------
 
 
-def _uncosted() -> Any:
-    """Players' revealed hands with no decision cost yet (the dealer's are
-    never estimated: nobody reviews them)."""
-    return (
-        Hand.objects.filter(cost_method="", seat__user__isnull=False)
-        .exclude(result="")
-        .select_related("deal__table", "seat")
-    )
-
-
-def _costable() -> Any:
-    """Players' revealed hands whose cost may still be written or made exact."""
-    return (
-        Hand.objects.filter(seat__user__isnull=False)
-        .exclude(result="").exclude(cost_method="exact")
-        .select_related("deal__table", "seat")
-    )
-
-
-def _exact(hand: Hand) -> bool:
-    """Record the hand's exact cost from its class's analysis, if there is one."""
-    found = analysis.exact_analysis_cached(cards=hand.cards, mode=hand.deal.table.mode)
-    if found is None:
-        return False
-    front = set(hand.front.split())
-    chosen = next(row for row in found.settings if set(row.front) == front)
-    return costs.hand_cost_record(
-        hand_id=hand.pk, chosen_expected=chosen.expected, best_expected=found.best.expected,
-        best_front=list(found.best.front), opponents=found.opponents, exact=True,
-    )
-
-
-def _estimate(hand: Hand) -> bool:
-    """Estimate one hand's cost and record it; False when one was already there."""
-    cost = idle_cpu.run(
-        decision_cost, hand.cards, mode=hand.deal.table.mode, side="player",
-        front=hand.front, samples=settings.DECISION_COST_SAMPLES,
-    )
-    return costs.hand_cost_record(
-        hand_id=hand.pk, chosen_expected=cost.chosen_expected,
-        best_expected=cost.best_expected, best_front=list(cost.best_front),
-        opponents=cost.opponents, exact=False, at_best=cost.at_best,
-    )
-
-
 def decision_cost_estimate(*, hand_id: int) -> str | None:
-    """Record what one revealed hand's locked setting gave up against the
-    best setting (``services.hand_cost_record``): exact when the hand's suit
-    class is analysed already (``services.analysis``: the explorer asked for
-    it, or another hand of the class), else estimated over the first
-    ``DECISION_COST_SAMPLES`` opponents of the explorer's stream. "exact" or
-    "sampled" when written; None when there is nothing to do (no such
-    revealed hand of a player, an exact cost already there, or an estimate
-    there and no analysis yet: a second run is a no-op). Nothing here runs an
-    exact analysis: that is the explorer's task, once a class. The work runs
-    before any lock is taken: a revealed setting never changes."""
-    hand = _costable().filter(pk=hand_id).first()
-    if hand is None:
-        return None
-    if _exact(hand):
-        return "exact"
-    if hand.cost_method == "":
-        return "sampled" if _estimate(hand) else None
-    return None
+    """Record one player's revealed hand's exact decision cost
+    (``services.costs.hand_cost_exact``): "exact" when written, None when
+    there is nothing to do. (The name is the task's: the estimate over a
+    sample of opponents is gone now that the exact analysis costs less.)"""
+    return "exact" if costs.hand_cost_exact(hand_id=hand_id) else None
 
 
 def decision_costs_sweep(*, size: int | None = None) -> int:
-    """Estimate up to ``size`` (``DECISION_COST_SWEEP``) players' revealed
-    hands that have no decision cost, oldest first: those revealed before the
-    measure existed, or whose task was never queued (a broker that was down)
-    or was lost. Returns how many this run recorded."""
+    """Cost exactly up to ``size`` (``DECISION_COST_SWEEP``) players'
+    revealed hands with no exact cost, those with none first, then oldest
+    first (``services.costs.hand_costs_sweep``: a full batch queues the next).
+    Returns how many this run recorded."""
     size = settings.DECISION_COST_SWEEP if size is None else size
-    hands = list(_uncosted().order_by("deal__revealed_at", "pk")[:size])
-    return sum(_estimate(hand) for hand in hands)
+    return costs.hand_costs_sweep(size=size)

@@ -22,11 +22,18 @@ How 53 million opponents are counted in well under a second, every one exactly o
   suited ranks are all available, times the ways to pick its other cards from
   the other three suits.
 * Both kinds of pattern have the same house way whatever the suits (they are
-  suit-free), so their values are worked out once per process with the
-  engine's own house way (:func:`~.house_way.house_way_values` on one
-  representative hand each: about 68,000 rank multisets and 225,000 flush
-  patterns, several seconds the first time) and kept; each analysis then only
-  multiplies binomials and adds.
+  suit-free), so their values were worked out once with the engine's own
+  house way (:func:`~.house_way.house_way_values` on one representative hand
+  each: 67,600 rank multisets and 224,653 flush patterns, about five seconds)
+  and ship with the engine, sorted by value (:mod:`.exact_data`; a process
+  reads them in a few hundredths of a second, the first time it needs them).
+
+What a hand costs is then bounded by a few passes of C-level builtins over
+those tables, never a Python loop over them: the weights of the 67,600 rank
+multisets (three look-ups and two products each), of the flush patterns (a
+row of at most 91 per suited-rank set, chained), one gather of the 458,504
+weights into value order (``operator.itemgetter``) and their sums between
+the values the hand's 21 settings cut: about 0.05 s of CPU a hand.
 
 :func:`opponent_counts` is that counting core, for any set of available cards
 (the tests compare it with plain enumeration on small sets). Hands that differ
@@ -39,135 +46,106 @@ the representative's analysis into any member's.
 from __future__ import annotations
 
 import itertools
-from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from itertools import chain, repeat
 from math import comb
+from operator import add, mul, neg
 from typing import Any
 
+from . import exact_data
 from .cards import DECK, INDEX, JOKER, SUITS, codes, parse_cards, parse_indices
+from .exact_data import RANK_GROUPS, FlushShape, Tables
 from .explore import ExploredSetting
 from .hands import (
     FRONT_POSITIONS,
-    RANK_KEY,
     back_value_of,
     front_value_of,
     is_foul_values,
     name_of_back_value,
     name_of_front_value,
 )
-from .house_way import house_way_indices, house_way_values
+from .house_way import house_way_indices
 from .luck import check_side
 from .settle import check_mode
 
 # Every opponent of a hand: seven of the 46 cards it leaves.
 OPPONENTS = comb(46, 7)
 
-# A pattern's house-way values packed in one int: front << 24 | back.
-_BACK_BITS = 24
-_BACK_MASK = (1 << _BACK_BITS) - 1
-# BINOM[n][k] for the few cards of one rank (n <= 4) a pattern can take.
-_BINOM = tuple(tuple(comb(n, k) for k in range(8)) for n in range(5))
-_JOKER_KEY = RANK_KEY[JOKER]
-
-
-def _pack(values: tuple[int, int]) -> int:
-    return values[0] << _BACK_BITS | values[1]
-
-
-# ----------------------------------------------------------------- the pattern tables
-
-
-class _RankTable:
-    """The rank multisets of seven cards (the joker one of them, or not).
-
-    ``terms[i]`` is multiset i as bytes, one ``8 * slot + count`` per rank
-    slot it holds (compact: 68,000 of them stay in memory), ``keys[i]`` its
-    rank key (hands.RANK_KEY summed), ``values[i]`` the packed house way of
-    any hand with those ranks that cannot make a flush.
-    """
-
-    def __init__(self, joker: bool) -> None:
-        self.terms: list[bytes] = []
-        self.keys: list[int] = []
-        self.values = array("q")
-        for combo in itertools.combinations_with_replacement(range(13), 7 - joker):
-            counted: dict[int, int] = {}
-            for slot in combo:
-                counted[slot] = counted.get(slot, 0) + 1
-            if max(counted.values()) > 4:
-                continue
-            # A representative that cannot make a flush: suits dealt round,
-            # so no suit gets more than two cards and one rank's are distinct.
-            hand = sorted(13 * (k % 4) + slot for k, slot in enumerate(combo))
-            hand += [JOKER] * joker
-            self.terms.append(bytes(8 * slot + n for slot, n in counted.items()))
-            self.keys.append(sum(RANK_KEY[c] for c in hand))
-            self.values.append(_pack(house_way_values(tuple(hand))))
-
-
-class _FlushTable:
-    """The flush patterns with ``suited`` naturals in the flush suit, ``joker``
-    or not, and the rest (0 to 2 cards) off that suit.
-
-    ``suited_masks[s]`` (bit r: rank slot r) and ``suited_keys[s]`` describe
-    the suited ranks, ``others[m]`` the other cards' rank multiset (sorted
-    slots) and ``other_keys[m]`` its rank key; ``values[s * len(others) + m]``
-    is the packed house way of the pattern (s, m).
-    """
-
-    def __init__(self, suited: int, joker: bool) -> None:
-        self.joker = joker
-        rest = 7 - suited - joker
-        self.suited_masks: list[int] = []
-        self.suited_keys: list[int] = []
-        self.others = list(itertools.combinations_with_replacement(range(13), rest))
-        self.other_keys = [sum(RANK_KEY[slot] for slot in m) for m in self.others]
-        self.values = array("q")
-        for suit_slots in itertools.combinations(range(13), suited):
-            self.suited_masks.append(sum(1 << slot for slot in suit_slots))
-            self.suited_keys.append(sum(RANK_KEY[slot] for slot in suit_slots))
-            for m in self.others:
-                # Flush suit spades; the others hearts then diamonds (a pair of
-                # them gets two suits), the joker last.
-                hand = sorted([*suit_slots, *(13 * (k + 1) + slot for k, slot in enumerate(m))])
-                hand += [JOKER] * joker
-                self.values.append(_pack(house_way_values(tuple(hand))))
-
-
-_RANK_TABLES: dict[bool, _RankTable] = {}
-_FLUSH_TABLES: dict[tuple[int, bool], _FlushTable] = {}
-_FLUSH_SHAPES = ((5, False), (6, False), (7, False), (4, True), (5, True), (6, True))
-
-
-def _rank_table(joker: bool) -> _RankTable:
-    if joker not in _RANK_TABLES:
-        _RANK_TABLES[joker] = _RankTable(joker)
-    return _RANK_TABLES[joker]
-
-
-def _flush_table(suited: int, joker: bool) -> _FlushTable:
-    if (suited, joker) not in _FLUSH_TABLES:
-        _FLUSH_TABLES[suited, joker] = _FlushTable(suited, joker)
-    return _FLUSH_TABLES[suited, joker]
-
-
-def build_tables() -> None:
-    """Work out every pattern's house way now (several seconds, once a process),
-    e.g. when a worker starts, so its first analysis takes as long as the rest.
-
-    >>> build_tables()
-    >>> sum(len(t.values) for t in _FLUSH_TABLES.values()), len(_RANK_TABLES[False].values)
-    (224653, 49205)
-    """
-    for joker in (False, True):
-        _rank_table(joker)
-    for suited, joker in _FLUSH_SHAPES:
-        _flush_table(suited, joker)
-
-
 # ----------------------------------------------------------------- the counting core
+
+
+def _binomials(have: list[int]) -> list[list[int]]:
+    """For each rank group's code (exact_data.RANK_GROUPS): the ways to pick
+    that many cards of each of its ranks from the ``have`` left of each."""
+    out = []
+    for group in RANK_GROUPS:
+        table = [1]
+        for slot in group:  # each rank's count is the next base-5 digit
+            table = [comb(have[slot], n) * w for n in range(5) for w in table]
+        out.append(table)
+    return out
+
+
+def _flush_weights(shape: FlushShape, have: list[int], masks: list[int]) -> Iterator[int]:
+    """How many hands of the available cards make each flush pattern of the
+    shape, in the tables' order: for each suit whose cards hold the pattern's
+    suited ranks, the ways to pick its other cards off that suit."""
+    ways = []
+    for f in range(4):
+        off = [have[slot] - (masks[f] >> slot & 1) for slot in range(13)]
+        row = []
+        for other in shape.others:
+            w = 1
+            for slot in set(other):
+                w *= comb(off[slot], other.count(slot))
+            row.append(w)
+        ways.append(row)
+    # by_suits[sub][m]: summed over the suits in the bit set ``sub``.
+    by_suits = [[0] * len(shape.others)]
+    for sub in range(1, 16):
+        low = sub & -sub
+        by_suits.append(list(map(add, by_suits[sub ^ low], ways[low.bit_length() - 1])))
+    m0, m1, m2, m3 = masks
+    subs = [(mask & m0 == mask) | (mask & m1 == mask) << 1 | (mask & m2 == mask) << 2
+            | (mask & m3 == mask) << 3 for mask in shape.suited_masks]
+    return chain.from_iterable(map(by_suits.__getitem__, subs))
+
+
+def _in_order(available: Iterable[int]) -> tuple[tuple[int, ...], Tables]:
+    """How many hands of the available cards make each of the tables'
+    elements, listed by the elements' values: the opponents at a value of
+    ``groups`` are the sum of its positions.
+
+    Every step but a few hundred small ones is a pass of a C-level builtin
+    (``map``, ``operator.itemgetter``, ``sum``) over the elements, about
+    460,000 of them: those passes bound the time a hand takes."""
+    cards = set(available)
+    if not cards <= set(range(53)):
+        raise ValueError("Available cards are deck indices, 0 to 52.")
+    tables = exact_data.tables()
+    joker = JOKER in cards
+    have = [sum(13 * suit + slot in cards for suit in range(4)) for slot in range(13)]
+    masks = [sum(1 << slot for slot in range(13) if 13 * suit + slot in cards)
+             for suit in range(4)]
+    (a, b, c), (ca, cb, cc) = _binomials(have), tables.codes
+    # A rank multiset's hands: the product of binomials of its ranks' counts.
+    weights = list(map(mul, map(mul, map(a.__getitem__, ca), map(b.__getitem__, cb)),
+                       map(c.__getitem__, cc)))
+    plain, with_joker = tables.rank_counts
+    if not joker:
+        weights[plain:] = repeat(0, with_joker)
+    flush: list[int] = []
+    for shape in exact_data.flush_shapes():
+        if shape.joker and not joker:
+            flush.extend(repeat(0, len(shape.suited_masks) * len(shape.others)))
+        else:
+            flush.extend(_flush_weights(shape, have, masks))
+    # Each flush pattern at its own value, and taken away at its rank multiset's.
+    weights += flush
+    weights += map(neg, flush)
+    return tables.in_order(weights), tables
 
 
 def opponent_counts(available: Iterable[int]) -> dict[tuple[int, int], int]:
@@ -184,68 +162,71 @@ def opponent_counts(available: Iterable[int]) -> dict[tuple[int, int], int]:
     >>> counts[front_value_of((5, 6)), back_value_of((0, 1, 2, 3, 4))]  # 9-8 | royal flush
     1
     """
-    cards = set(available)
-    if not cards <= set(range(53)):
-        raise ValueError("Available cards are deck indices, 0 to 52.")
-    joker = JOKER in cards
-    have = [sum(13 * suit + slot in cards for suit in range(4)) for slot in range(13)]
-    masks = [sum(1 << slot for slot in range(13) if 13 * suit + slot in cards)
-             for suit in range(4)]
-    packed: dict[int, int] = {}
-    flush_by_key: dict[int, int] = {}
+    weights, tables = _in_order(available)
+    out = {}
+    for front, backs, starts in tables.groups:
+        for back, lo, hi in zip(backs, starts[:-1], starts[1:], strict=True):
+            w = sum(weights[lo:hi])
+            if w:
+                out[front, back] = w
+    return out
 
-    for suited, with_joker in _FLUSH_SHAPES:
-        if with_joker and not joker:
-            continue
-        table = _flush_table(suited, with_joker)
-        jk = _JOKER_KEY if with_joker else 0
-        # ways[f][m]: the other cards' ranks m picked off suit f.
-        ways = []
-        for f in range(4):
-            off = [have[slot] - (masks[f] >> slot & 1) for slot in range(13)]
-            row = []
-            for other in table.others:
-                w = 1
-                for slot in set(other):
-                    w *= _BINOM[off[slot]][other.count(slot)]
-                row.append(w)
-            ways.append(row)
-        # by_suits[sub][m]: summed over the suits in the bit set ``sub``.
-        by_suits = [[sum(ways[f][m] for f in range(4) if sub >> f & 1)
-                     for m in range(len(table.others))] for sub in range(16)]
-        n_others, values, other_keys = len(table.others), table.values, table.other_keys
-        for s, (mask, suited_key) in enumerate(
-                zip(table.suited_masks, table.suited_keys, strict=True)):
-            sub = sum(1 << f for f in range(4) if mask & masks[f] == mask)
-            if not sub:
-                continue
-            weights, base, key = by_suits[sub], s * n_others, suited_key + jk
-            for m in range(n_others):
-                w = weights[m]
-                if w:
-                    v = values[base + m]
-                    packed[v] = packed.get(v, 0) + w
-                    k = key + other_keys[m]
-                    flush_by_key[k] = flush_by_key.get(k, 0) + w
 
-    for with_joker in (False, True):
-        if with_joker and not joker:
+def _tally(
+    settings: list[tuple[int, int]], weights: tuple[int, ...], tables: Tables, *, solo: bool,
+    dealer: bool,
+) -> list[tuple[int, int, int]]:
+    """:func:`setting_counts` from the weights in value order: per opponent
+    front value, the settings' distinct backs cut its backs (two bisections
+    each) into stretches summed once. No opponent fouls (a house way never
+    does; exact_data checks its tables)."""
+    copy = (1 if dealer else -1) if solo else 0
+    cuts = sorted({bv for fv, bv in settings if not is_foul_values(fv, bv)})
+    # below[tf][k], equal[tf][k]: the opponents of front value tf whose back
+    # is below, or equal to, cuts[k]; then all of them.
+    below: list[list[int]] = []
+    equal: list[list[int]] = []
+    every: list[int] = []
+    for _, backs, starts in tables.groups:
+        n, low, same, at, run = len(backs), [], [], starts[0], 0
+        for bv in cuts:
+            lo = bisect_left(backs, bv)
+            hi = lo + 1 if lo < n and backs[lo] == bv else lo
+            run += sum(weights[at:starts[lo]])
+            low.append(run)
+            w = sum(weights[starts[lo]:starts[hi]])
+            same.append(w)
+            run += w
+            at = starts[hi]
+        below.append(low)
+        equal.append(same)
+        every.append(run + sum(weights[at:starts[-1]]))
+    total = sum(every)
+    out = []
+    for fv, bv in settings:
+        if is_foul_values(fv, bv):
+            out.append((0, 0, total))  # a foul loses (rules §4)
             continue
-        ranks = _rank_table(with_joker)
-        # picks[8 * slot + count]: the ways to take count cards of that rank.
-        picks = [_BINOM[have[code >> 3]][code & 7] if code & 7 < 5 else 0
-                 for code in range(8 * 13)]
-        for terms, key, v in zip(ranks.terms, ranks.keys, ranks.values, strict=True):
-            w = 1
-            for code in terms:
-                w *= picks[code]
-                if not w:
-                    break
-            else:
-                w -= flush_by_key.get(key, 0)
-                if w:
-                    packed[v] = packed.get(v, 0) + w
-    return {(v >> _BACK_BITS, v & _BACK_MASK): w for v, w in packed.items()}
+        k = cuts.index(bv)
+        counted = [0, 0, 0]  # loss, push, win
+        for (tf, _, _), low, same, all_ in zip(tables.groups, below, equal, every, strict=True):
+            front = 1 if fv > tf else (copy if fv == tf else -1)
+            for back, w in ((1, low[k]), (copy, same[k]), (-1, all_ - low[k] - same[k])):
+                net = front + back
+                counted[2 if net == 2 else (0 if net == -2 else 1)] += w
+        out.append((counted[2], counted[1], counted[0]))
+    return out
+
+
+def build_tables() -> None:
+    """Read the shipped pattern tables now (a few hundredths of a second, once
+    a process), e.g. when a worker starts.
+
+    >>> build_tables()
+    >>> exact_data.tables().size
+    458504
+    """
+    exact_data.tables()
 
 
 def setting_counts(
@@ -399,8 +380,8 @@ def exact(seven: str | Iterable[str], *, mode: str, side: str = "player") -> Exa
     allow, each set by the house way (``mode`` solo or friend; ``side`` player
     or, in solo, dealer: who gets the copies).
 
-    The first call in a process builds the pattern tables (several seconds);
-    later calls take a fraction of a second (build_tables() builds them ahead).
+    The first call in a process reads the pattern tables (a few hundredths
+    of a second; build_tables() reads them ahead); each takes about 0.05 s.
 
     >>> a = exact("As Ah Ad Ac JK 3s 2h", mode="friend")
     >>> a.opponents, len(a.settings), sum(s.house_way for s in a.settings)
@@ -415,13 +396,13 @@ def exact(seven: str | Iterable[str], *, mode: str, side: str = "player") -> Exa
     check_mode(mode)
     check_side(mode, side)
     held = set(hand)
-    counts = opponent_counts(c for c in range(53) if c not in held)
-    opponents = sum(counts.values())
+    weights, tables = _in_order(c for c in range(53) if c not in held)
     fronts = [(hand[i], hand[j]) for i, j in FRONT_POSITIONS]
     backs = [tuple(c for k, c in enumerate(hand) if k != i and k != j) for i, j in FRONT_POSITIONS]
     values = [(front_value_of(f), back_value_of(b)) for f, b in zip(fronts, backs, strict=True)]
-    records = setting_counts(values, counts, solo=mode == "solo",
-                             dealer=mode == "solo" and side == "dealer")
+    records = _tally(values, weights, tables, solo=mode == "solo",
+                     dealer=mode == "solo" and side == "dealer")
+    opponents = sum(records[0])
     hw_front, _ = house_way_indices(hand)
     rows = []
     for front, back, (fv, bv), (wins, pushes, losses) in zip(fronts, backs, values, records,

@@ -2,25 +2,33 @@
 rules §7's decision skill): the expected score its locked setting gave up
 against the best of the 21 settings.
 
-Two computations write it: the background estimate over a sample of the
-explorer's stream (``games.decision_cost``, queued after each reveal) and the
-exact analysis over every opponent. An exact figure replaces an estimate;
-nothing replaces an exact one.
+Every player's revealed hand is costed exactly, over all C(46, 7) opponents,
+in the background (``games.decision_cost_hands`` on the costs queue, queued
+after each reveal; ``games.decision_costs_sweep`` for what was missed):
+``hand_cost_exact``. The exact analysis takes about 0.05 s of CPU
+(engine.exact, docs/benchmarks.md), less than the 10,000-opponent estimate
+that came first, so a hand is no longer estimated on its way to the exact
+figure. Estimates recorded before are shown as they were, labelled, until the
+sweep makes them exact. An exact figure replaces an estimate; nothing
+replaces an exact one.
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
-from .. import tasks
+from .. import idle_cpu, tasks
+from ..engine import exact
 from ..engine.cards import parse_cards
 from ..engine.cost import EXACT_OPPONENTS, LOSS_PLACES
 from ..models import Hand
+from . import analysis
 
-__all__ = ["LOSS_PLACES", "cost_loss", "hand_cost_record"]
+__all__ = ["LOSS_PLACES", "cost_loss", "hand_cost_exact", "hand_cost_record", "hand_costs_sweep"]
 
 
 def cost_loss(*, chosen_expected: float, best_expected: float) -> Decimal:
@@ -102,3 +110,57 @@ def hand_cost_record(
         if hand.seat.user_id is not None:
             tasks.report_refresh_later(user_ids=[hand.seat.user_id])
     return True
+
+
+def _costable() -> Any:
+    """Players' revealed hands whose cost is not exact yet (the dealer's are
+    never costed: nobody reviews them)."""
+    return (
+        Hand.objects.filter(seat__user__isnull=False)
+        .exclude(result="").exclude(cost_method="exact")
+        .select_related("deal__table")
+    )
+
+
+def _record_exact(hand: Hand) -> bool:
+    """Cost the hand exactly: from its suit class's stored analysis if the
+    explorer asked for it, else analysed here on the worker's idle-class
+    thread (``idle_cpu``: paced while the machine is busy) and not stored, one
+    row a hand would only grow the cache. The work runs before any lock is
+    taken: a revealed setting never changes."""
+    mode = hand.deal.table.mode
+    found = analysis.exact_analysis_cached(cards=hand.cards, mode=mode)
+    if found is None:
+        found = idle_cpu.run(exact, hand.cards, mode=mode, side="player")
+    front = set(hand.front.split())
+    chosen = next(row for row in found.settings if set(row.front) == front)
+    return hand_cost_record(
+        hand_id=hand.pk, chosen_expected=chosen.expected, best_expected=found.best.expected,
+        best_front=list(found.best.front), opponents=found.opponents, exact=True,
+    )
+
+
+def hand_cost_exact(*, hand_id: int) -> bool:
+    """Record the exact cost of one player's revealed hand; False when there
+    is nothing to do (no such revealed hand of a player, or its cost is exact
+    already: a second run is a no-op)."""
+    hand = _costable().filter(pk=hand_id).first()
+    return hand is not None and _record_exact(hand)
+
+
+def hand_costs_sweep(*, size: int) -> int:
+    """Cost exactly up to ``size`` players' revealed hands that have no exact
+    cost: those with none first (a broker that was down, a lost task), then
+    estimates recorded before, oldest first. Returns how many were written.
+
+    A full batch, all written, means more may wait: another run is queued
+    behind the work already queued (``tasks.decision_costs_sweep_later``), so
+    the sweep catches up after an outage at the pace the costs' workers have
+    room for, not ``size`` hands a beat. A run that found some of its hands
+    costed meanwhile (another run at the same hands) ends the chain instead,
+    so two runs never go on doing each other's work."""
+    hands = list(_costable().order_by("cost_method", "deal__revealed_at", "pk")[:size])
+    written = sum(_record_exact(hand) for hand in hands)
+    if hands and written == len(hands) == size:
+        tasks.decision_costs_sweep_later()
+    return written

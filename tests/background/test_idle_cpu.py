@@ -14,6 +14,7 @@ import pytest
 
 from games import idle_cpu, services, tasks, upkeep
 from games.models import Deal, Hand
+from games.services import costs
 from tests.support import STRONG, WEAK, house_front
 
 linux_only = pytest.mark.skipif(not idle_cpu.supported(), reason="no SCHED_IDLE here")
@@ -82,26 +83,25 @@ def test_a_decision_cost_is_computed_on_the_idle_thread_and_written_on_the_worke
     player: Any, play_solo: Callable[..., Deal], enabled: None, settings: Any,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    settings.DECISION_COST_SAMPLES = 200
     table = services.table_start(user=player, mode="solo")
     # The reveal's own queueing runs on commit, which this test never reaches.
     deal = play_solo(player, table, STRONG, WEAK, front=house_front(STRONG))
     revealed_hand = Hand.objects.get(deal=deal, seat_number=0)
     seen: list[tuple[int, int]] = []
-    real = upkeep.decision_cost
+    real = costs.exact
 
     def computed(*args: Any, **kwargs: Any) -> Any:
         seen.append((os.sched_getscheduler(0), threading.get_ident()))
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(upkeep, "decision_cost", computed)
-    assert upkeep.decision_cost_estimate(hand_id=revealed_hand.pk) == "sampled"
+    monkeypatch.setattr(costs, "exact", computed)
+    assert upkeep.decision_cost_estimate(hand_id=revealed_hand.pk) == "exact"
     [(policy, thread)] = seen
     assert policy == os.SCHED_IDLE
     assert thread != threading.get_ident()
     # Written in this test's transaction: on the calling thread's connection.
     revealed_hand.refresh_from_db()
-    assert revealed_hand.cost_method == "sampled"
+    assert revealed_hand.cost_method == "exact"
 
 
 class Scripted:

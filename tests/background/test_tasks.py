@@ -87,7 +87,7 @@ def test_the_beat_schedule_names_registered_tasks() -> None:
     schedule = settings.CELERY_BEAT_SCHEDULE
     assert {entry["task"] for entry in schedule.values()} == {
         "games.tables_close_idle", "games.invites_expire", "games.luck_audit",
-        "games.client_messages_forget", "games.decision_costs_sweep",
+        "games.client_messages_forget", "games.decision_costs_sweep", "games.luck_sweep",
     }
     for entry in schedule.values():
         assert entry["task"] in app.tasks
@@ -610,7 +610,7 @@ def test_the_batched_tasks_do_each_hands_work_once(
         deals = [play(player, table, SPLIT_A, SPLIT_B) for _ in range(2)]
     ids = [Hand.objects.get(deal=d, seat_number=0).pk for d in deals]
     with mock.patch.object(tasks.report_refresh, "delay"):
-        assert tasks.decision_cost_hands.delay(ids).get() == ["sampled", "sampled"]
+        assert tasks.decision_cost_hands.delay(ids).get() == ["exact", "exact"]
         assert tasks.decision_cost_hands.delay(ids).get() == [None, None]  # done already
     assert tasks.luck_verify_hands.delay(ids).get() == [None, None]  # no estimate to check
     assert not Hand.objects.filter(pk__in=ids, cost_method="").exists()

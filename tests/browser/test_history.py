@@ -122,8 +122,8 @@ def test_history_session_and_skill_report_draw_their_charts(
 def test_the_session_and_the_report_show_the_decision_cost_and_link_what_to_review(
     page: Any, site: str, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
-    """Seeded through the services, each reveal's cost is estimated in the
-    background (embedded: at once, once the reveal commits)."""
+    """Seeded through the services, each reveal's cost is worked out exactly
+    in the background (embedded: at once, once the reveal commits)."""
     name = sign_up(page, site)
     table_id = seed_site(tmp_path_factory, name)
 
@@ -144,7 +144,7 @@ def test_the_session_and_the_report_show_the_decision_cost_and_link_what_to_revi
     page.locator(".worst-list a").first.click()
     page.wait_for_url(re.compile(r"/history/deals/\d+/"))
     expect(page.locator(".decision-cost")).to_contain_text(
-        re.compile(r"Gave up 0\.\d{3} against the best:.*estimated over 10,000 opponents")
+        re.compile(r"Gave up 0\.\d{3} against the best:.*exact")
     )
     page.goto(f"{site}/rules/#decision-cost")
     expect(page.get_by_role("heading", name="How it differs from decision skill")).to_be_visible()

@@ -30,6 +30,7 @@ from games.engine.exact import OPPONENTS, opponent_counts, setting_counts
 from games.engine.hands import FRONT_POSITIONS, back_value_of, front_value_of
 from games.engine.house_way import house_way_values
 from games.engine.settle import outcome
+from tests.engine import exact_reference
 
 SUIT_ORDERS = list(itertools.permutations("shdc"))
 MODES_SIDES = [("solo", "player"), ("solo", "dealer"), ("friend", "player")]
@@ -303,3 +304,45 @@ def test_the_batch_op_explains_a_bad_request(request_: dict[str, str], words: st
 def test_available_cards_must_be_deck_indices() -> None:
     with pytest.raises(ValueError, match="deck indices"):
         opponent_counts([0, 53])
+
+
+# ------------------------------------------------------------- shipped tables, today's counting
+
+# Every hand these tests analyse, and the benchmark's shapes (benchmarks/exact.py).
+EVERY_HAND = [
+    *HANDS, "Ah Kh Qh Jh JK 2c 2d", "9s 9h 9d 9c 5s 5h Ad", "As Ah Ad Ac JK 3s 2h",
+    "As Ah Ad Ac JK Ks Kh", "As Ah Kd 9c 7h 4s 2d", "Ks Kh Kd Kc 9s 5h 2d",
+    "2s 3s 4s 5s 6s 7s 8s", "As Ks Qs Js Ts 9s 8s", "Ah Kh Qh Jh Th 9h 2h",
+    "2s 3s 4s 5s 6s 7s JK", "As Kh Qd Jc 9s 8h 7d",
+]
+
+
+def rows(analysis: ExactAnalysis) -> list[tuple[str, int, int, int]]:
+    return sorted((" ".join(s.front), s.wins, s.pushes, s.losses) for s in analysis.settings)
+
+
+def check_against_todays_counting(cards: str) -> None:
+    hand = parse_indices(cards)
+    left = [c for c in range(53) if c not in hand]
+    counts = exact_reference.opponent_counts(left)
+    assert opponent_counts(left) == counts, cards
+    for mode, side in MODES_SIDES:
+        assert rows(exact(cards, mode=mode, side=side)) == exact_reference.exact_rows(
+            hand, counts, mode=mode, side=side), (cards, mode, side)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("cards", EVERY_HAND)
+def test_the_shipped_tables_give_the_same_rows_as_todays_counting(cards: str) -> None:
+    check_against_todays_counting(cards)
+
+
+@pytest.mark.slow
+@settings(max_examples=6, deadline=None, derandomize=True)
+@given(st.lists(st.sampled_from(DECK), min_size=7, max_size=7, unique=True),
+       st.sampled_from(SUIT_ORDERS))
+def test_a_random_hand_and_a_member_of_its_suit_class_count_as_today(
+        cards: list[str], order: tuple[str, ...]) -> None:
+    hand = " ".join(cards)
+    check_against_todays_counting(hand)
+    check_against_todays_counting(relabelled(hand, order))

@@ -31,14 +31,28 @@ def fewer_opponents(settings: Any) -> None:
     settings.DECISION_COST_SAMPLES = SAMPLES
 
 
+def estimate(deal: Deal) -> None:
+    """Record the player's cost as an estimate over ``SAMPLES`` opponents, as
+    the background task did before it costed every hand exactly: hands costed
+    then still show theirs, labelled, until the sweep makes them exact."""
+    hand = Hand.objects.get(deal=deal, seat_number=0)
+    cost = decision_cost(hand.cards, mode="solo", front=hand.front, samples=SAMPLES)
+    services.hand_cost_record(
+        hand_id=hand.pk, chosen_expected=cost.chosen_expected, best_expected=cost.best_expected,
+        best_front=list(cost.best_front), opponents=cost.opponents, exact=False,
+        at_best=cost.at_best,
+    )
+
+
 @pytest.fixture
 def session(player: Any, play_solo: Callable[..., Deal]) -> tuple[Table, list[Deal]]:
-    """A solo session: the two-pair hand set badly, then by the house way, then
-    a third deal whose cost is still pending."""
+    """A solo session: the two-pair hand set badly, then by the house way (both
+    estimated), then a third deal whose cost is still pending."""
     table = services.table_start(user=player, mode="solo")
     deals = [play_solo(player, table, TWO_PAIR, WEAK, front=BAD),
              play_solo(player, table, TWO_PAIR, WEAK)]
-    assert upkeep.decision_costs_sweep() == 2
+    for deal in deals:
+        estimate(deal)
     deals.append(play_solo(player, table, STRONG, WEAK, front=house_front(STRONG)))
     return table, deals
 

@@ -120,7 +120,7 @@ def worker(name: str, *queues: str) -> list[str]:
 
 def costed(database_url: str) -> int:
     rows = system.query(
-        database_url, "select count(*) from games_hand where cost_method = 'sampled'"
+        database_url, "select count(*) from games_hand where cost_method = 'exact'"
     )
     return int(rows[0][0])
 
