@@ -11,9 +11,7 @@ from django.urls import reverse
 from ..engine import card_name, guide_view, hand_guide, test_seed
 from ..models import PracticeTest, PracticeTestHand
 from ..practice.selectors import decimals
-from ..services.practice_test import PracticeTestNotFound
-
-WORST_SHOWN = 10
+from ..services.practice_test import PracticeTestNotFound, practice_test_worst_hands
 
 
 def practice_test_attempt(*, user: Any, test_id: int) -> PracticeTest:
@@ -89,9 +87,9 @@ def _hand_row(hand: PracticeTestHand) -> dict[str, Any]:
 def practice_test_result(attempt: PracticeTest) -> dict[str, Any]:
     """A finished attempt's result (JSON-ready; ``scored`` False while the
     worker scores it): the totals against the house way's on the same hands,
-    every hand, and the ``WORST_SHOWN`` hands the player gave up most on (a
-    cost above 0, worst first). Only ``name`` is private, None unless the
-    player chose to show it."""
+    every hand, and the hands the player gave up most on
+    (``practice_test_worst_hands``: a cost above 0, worst first). Only
+    ``name`` is private, None unless the player chose to show it."""
     result: dict[str, Any] = {
         "number": attempt.number, "hands": attempt.hands, "seed": test_seed(attempt.number),
         "scored": attempt.status == "scored",
@@ -102,7 +100,8 @@ def practice_test_result(attempt: PracticeTest) -> dict[str, Any]:
         return result
     rows = [_hand_row(hand) for hand in attempt.test_hands.order_by("position")]
     total, house = attempt.total_loss or 0.0, attempt.house_loss or 0.0
-    worst = sorted((r for r in rows if r["loss"] > 0), key=lambda r: (-r["loss"], r["position"]))
+    by_position = {row["position"]: row for row in rows}
+    worst = [by_position[hand.position] for hand in practice_test_worst_hands(test_id=attempt.pk)]
     if total < house:
         verdict = f"You gave up {decimals(house - total)} less than the house way on these hands."
     elif total > house:
@@ -113,5 +112,5 @@ def practice_test_result(attempt: PracticeTest) -> dict[str, Any]:
         "total_loss": total, "total_text": decimals(total),
         "house_loss": house, "house_text": decimals(house),
         "average_text": decimals(total / attempt.hands), "at_best": attempt.at_best or 0,
-        "verdict": verdict, "rows": rows, "worst": worst[:WORST_SHOWN],
+        "verdict": verdict, "rows": rows, "worst": worst,
     }

@@ -32,6 +32,8 @@ from .analysis import exact_analysis_compute
 
 # The mode and side the test is scored as: a solo hand against the dealer's house way.
 MODE, SIDE = "solo", "player"
+# How many of a scored attempt's hands are "the hands you gave up most on".
+WORST_HANDS = 10
 # A scoring attempt older than this is queued again when its page is opened
 # (a broker that was down, a task that was lost): the task is idempotent.
 SCORING_AGAIN_AFTER = timedelta(minutes=5)
@@ -181,7 +183,20 @@ def practice_test_score(*, test_id: int, analyse: Analyse | None = None) -> bool
         attempt.at_best = sum(hand.loss == 0 for hand in scored)
         attempt.status, attempt.scored_at = "scored", timezone.now()
         attempt.save(update_fields=["total_loss", "house_loss", "at_best", "status", "scored_at"])
+        # The review deck's seam: practice_test_worst_hands(test_id=test_id)
+        # is added to the review deck by services.review once merged (h-review).
     return True
+
+
+def practice_test_worst_hands(*, test_id: int, limit: int = WORST_HANDS) -> list[PracticeTestHand]:
+    """The hands of a scored attempt the player gave up most on: those that
+    gave up anything, worst first (the earlier first on a tie), at most
+    ``limit``. Empty while the attempt is not scored. The result page lists
+    them; they are added to the review deck by services.review once merged."""
+    return list(
+        PracticeTestHand.objects.filter(test_id=test_id, test__status="scored", loss__gt=0)
+        .order_by("-loss", "position")[:limit]
+    )
 
 
 def _score(hand: PracticeTestHand, analysis: ExactAnalysis) -> PracticeTestHand:

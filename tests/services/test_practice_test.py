@@ -204,3 +204,23 @@ def test_the_username_is_shown_only_when_chosen(player: User, friend: User) -> N
     assert service.practice_test_share(user=player, test_id=attempt.pk, show_name=True).show_name
     with pytest.raises(service.PracticeTestNotFound):
         service.practice_test_share(user=friend, test_id=attempt.pk, show_name=False)
+
+
+def test_the_worst_hands_are_those_that_gave_up_most_once_scored(player: User) -> None:
+    """What the review deck takes from a test (services.review, once merged)."""
+    attempt = service.practice_test_start(user=player, number=9, hands=HANDS)
+
+    def choose(cards: tuple[str, ...]) -> tuple[str, ...]:  # best, house way, a poor one
+        position = engine.test_hands(9, count=HANDS).index(cards)
+        best = fake_analysis(cards).best.front
+        poor = next(s.front for s in hand_guide(cards).settings
+                    if not s.house_way and s.front != best)
+        return (best, house(cards), poor)[position]
+
+    lock_all(player, attempt, choose)
+    assert service.practice_test_worst_hands(test_id=attempt.pk) == []  # not scored yet
+    service.practice_test_score(test_id=attempt.pk, analyse=fake_analysis)
+    worst = service.practice_test_worst_hands(test_id=attempt.pk)
+    assert [hand.position for hand in worst] == [3, 2]  # hand 1 was set at the best
+    assert [hand.position for hand in service.practice_test_worst_hands(
+        test_id=attempt.pk, limit=1)] == [3]
