@@ -5,9 +5,10 @@ Test number N deals everyone the same hands (``engine.test_hands``). The
 player sets them in order with no hints: nothing here returns a figure before
 the last lock. The last lock marks the attempt ``scoring`` and queues one task
 (``games.practice_test_score``, on the costs queue, after the commit); the
-task reads each hand's exact analysis from the cache or computes it
-(``services.analysis``: every C(46, 7) opponent, solo, the player's side, as a
-solo decision cost) and stores each setting's cost and the totals. It never
+task reads each hand's exact analysis from the cache or computes it on the
+worker's idle-class thread and stores it by class (``services.analysis``:
+every C(46, 7) opponent, solo, the player's side, as a solo decision cost),
+then each setting's cost and the totals. It never
 runs on a request's path, except embedded, where Celery is eager.
 
 One attempt per player and test number is ``playing`` at a time (a unique
@@ -156,7 +157,9 @@ Analyse = Callable[[tuple[str, ...]], ExactAnalysis]
 
 
 def _exact(cards: tuple[str, ...]) -> ExactAnalysis:
-    return exact_analysis_compute(cards=cards, mode=MODE, side=SIDE)
+    # Stored by class, unlike a table hand's decision cost: test N's hands are
+    # everyone's, so the next attempt at test N reads all of them.
+    return exact_analysis_compute(cards=cards, mode=MODE, side=SIDE, idle=True)
 
 
 def practice_test_score(*, test_id: int, analyse: Analyse | None = None) -> bool:
