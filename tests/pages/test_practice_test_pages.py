@@ -70,6 +70,11 @@ def test_the_home_page_publishes_the_deck_order(signed_in: Client) -> None:
     assert "The 3-hand test" in page
 
 
+def test_the_practice_page_links_the_test(signed_in: Client) -> None:
+    page = signed_in.get("/practice/").content.decode()
+    assert 'href="/practice/test/" id="practice-test-link"' in page
+
+
 def test_a_hand_is_set_with_no_hints(signed_in: Client) -> None:
     attempt = started(signed_in, 4)
     page = signed_in.get(f"/practice/test/{attempt.pk}/").content.decode()
