@@ -467,7 +467,8 @@ def exact_analyse_later(*, cards: str, mode: str, side: str, slot: str | None = 
 
 @shared_task(name="games.practice_test_score", **RETRY)
 def practice_test_score(self: Any, test_id: int) -> bool:
-    """Score a finished 100-hand test attempt (its hands' exact analyses)."""
+    """Score a finished 100-hand test attempt (its hands' exact analyses), or
+    compute a batch of them and queue the next run."""
     from .services.practice_test import practice_test_score as score
 
     return score(test_id=test_id)

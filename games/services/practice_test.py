@@ -8,8 +8,10 @@ the last lock. The last lock marks the attempt ``scoring`` and queues one task
 task reads each hand's exact analysis from the cache or computes it on the
 worker's idle-class thread and stores it by class (``services.analysis``:
 every C(46, 7) opponent, solo, the player's side, as a solo decision cost),
-then each setting's cost and the totals. It never
-runs on a request's path, except embedded, where Celery is eager.
+then each setting's cost and the totals. A run computes at most
+``SCORE_BATCH`` hands and queues the next, so that none outlasts the
+broker's visibility timeout. It never runs on a request's path, except
+embedded, where Celery is eager.
 
 One attempt per player and test number is ``playing`` at a time (a unique
 constraint); a finished attempt can be retaken as a new attempt.
@@ -29,12 +31,17 @@ from .. import tasks
 from ..engine import TEST_HANDS, ExactAnalysis, hand_guide, house_way, test_hands
 from ..engine.errors import GameError, InvalidSetting
 from ..models import PracticeTest, PracticeTestHand
-from .analysis import exact_analysis_compute
+from .analysis import exact_analysis_cached, exact_analysis_compute
 
 # The mode and side the test is scored as: a solo hand against the dealer's house way.
 MODE, SIDE = "solo", "player"
 # How many of a scored attempt's hands are "the hands you gave up most on".
 WORST_HANDS = 10
+# Hands a scoring run computes at most (about 0.05 s of CPU each, longer on
+# the worker's idle-class thread while the machine is busy): each run stays
+# far inside the broker's visibility timeout (CELERY_VISIBILITY_TIMEOUT, 90 s),
+# and one that stops short queues the next, which reads what it stored.
+SCORE_BATCH = 10
 # A scoring attempt older than this is queued again when its page is opened
 # (a broker that was down, a task that was lost): the task is idempotent.
 SCORING_AGAIN_AFTER = timedelta(minutes=5)
@@ -162,12 +169,15 @@ def _exact(cards: tuple[str, ...]) -> ExactAnalysis:
     return exact_analysis_compute(cards=cards, mode=MODE, side=SIDE, idle=True)
 
 
-def practice_test_score(*, test_id: int, analyse: Analyse | None = None) -> bool:
-    """Score a finished attempt: each hand's exact analysis (``analyse``, by
-    default the cache, computed and stored where missing), what the player's
-    setting and the house way's gave up against the best, and the totals.
-    False when there is nothing to score (no such attempt, still playing, or
-    scored already: a second run is a no-op).
+def practice_test_score(*, test_id: int, analyse: Analyse | None = None,
+                        batch: int = SCORE_BATCH) -> bool:
+    """Score a finished attempt: each hand's exact analysis (its class's
+    stored one, else ``analyse``: by default computed and stored), what the
+    player's setting and the house way's gave up against the best, and the
+    totals. False when it is not scored by this run: no such attempt, still
+    playing, scored already (a second run is a no-op), or more than
+    ``batch`` hands had to be computed: those are stored, and the next run is
+    queued (``tasks.practice_test_score_later``) to go on from there.
 
     The analyses are computed before any lock is taken; the write is one
     transaction holding the attempt's row."""
@@ -175,7 +185,11 @@ def practice_test_score(*, test_id: int, analyse: Analyse | None = None) -> bool
     if not PracticeTest.objects.filter(pk=test_id, status="scoring").exists():
         return False
     rows = list(PracticeTestHand.objects.filter(test_id=test_id).order_by("position"))
-    scored = [_score(hand, analyse(hand.card_list)) for hand in rows]
+    analyses = _analyses(rows, analyse, batch)
+    if analyses is None:
+        tasks.practice_test_score_later(test_id=test_id)
+        return False
+    scored = [_score(hand, analysis) for hand, analysis in zip(rows, analyses, strict=True)]
     with transaction.atomic():
         attempt = PracticeTest.objects.select_for_update().filter(pk=test_id).first()
         if attempt is None or attempt.status != "scoring":
@@ -189,6 +203,21 @@ def practice_test_score(*, test_id: int, analyse: Analyse | None = None) -> bool
         # The review deck's seam: practice_test_worst_hands(test_id=test_id)
         # is added to the review deck by services.review once merged (h-review).
     return True
+
+
+def _analyses(rows: list[PracticeTestHand], analyse: Analyse, batch: int
+              ) -> list[ExactAnalysis] | None:
+    """Each hand's analysis, or None once ``batch`` hands were computed and
+    another one is missing (the next run reads those from the cache)."""
+    found, computed = [], 0
+    for hand in rows:
+        stored = exact_analysis_cached(cards=hand.card_list, mode=MODE, side=SIDE)
+        if stored is None:
+            if computed == batch:
+                return None
+            stored, computed = analyse(hand.card_list), computed + 1
+        found.append(stored)
+    return found
 
 
 def practice_test_worst_hands(*, test_id: int, limit: int = WORST_HANDS) -> list[PracticeTestHand]:

@@ -224,3 +224,21 @@ def test_the_worst_hands_are_those_that_gave_up_most_once_scored(player: User) -
     assert [hand.position for hand in worst] == [3, 2]  # hand 1 was set at the best
     assert [hand.position for hand in service.practice_test_worst_hands(
         test_id=attempt.pk, limit=1)] == [3]
+
+
+def test_a_run_computes_at_most_a_batch_and_queues_the_next(
+    player: User, django_capture_on_commit_callbacks: Any
+) -> None:
+    """Each run stays inside the broker's visibility timeout: past ``batch``
+    computed hands it stops, keeps what it stored, and queues the next run."""
+    attempt = service.practice_test_start(user=player, number=1, hands=2)
+    lock_all(player, attempt, house)
+    with django_capture_on_commit_callbacks() as queued:
+        assert not service.practice_test_score(test_id=attempt.pk, batch=1)
+    assert len(queued) == 1
+    assert ExactAnalysisCache.objects.count() == 1
+    assert PracticeTest.objects.get(pk=attempt.pk).status == "scoring"
+    queued[0]()  # eager: the next run, which reads the stored hand and computes the other
+    attempt.refresh_from_db()
+    assert attempt.status == "scored"
+    assert ExactAnalysisCache.objects.count() == 2
