@@ -7,6 +7,7 @@ through ``games.selectors``. The rules live in ``games.engine``.
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from decimal import Decimal
 
@@ -675,6 +676,111 @@ class ReviewCard(models.Model):
 
     def __str__(self) -> str:
         return f"Review card {self.pk} of {self.user_id} (box {self.box})"
+
+    @property
+    def card_list(self) -> tuple[str, ...]:
+        return tuple(self.cards.split())
+
+
+# ----------------------------------------------------------------- the 100-hand test
+
+PRACTICE_TEST_STATUSES = {
+    "playing": "Playing",  # hands still to lock
+    "scoring": "Scoring",  # all locked; the exact analyses run on a worker
+    "scored": "Scored",
+}
+
+
+def practice_test_token() -> str:
+    """The shared result's unguessable address part (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+class PracticeTest(models.Model):
+    """One attempt at test ``number`` (``engine.test_hands``): its ``hands``
+    hands set one after another, then scored by the exact analysis.
+
+    At most one attempt per player and number is ``playing``; a finished one
+    can be retaken as a new attempt. ``total_loss`` is what the player's
+    settings gave up against the best of each hand's 21 settings, summed;
+    ``house_loss`` the same for the house way's settings. ``share_token``
+    addresses the shared result; ``show_name`` puts the username on it."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="practice_tests"
+    )
+    number = models.PositiveIntegerField()
+    hands = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=8, choices=list(PRACTICE_TEST_STATUSES.items()),
+                              default="playing")
+    share_token = models.CharField(max_length=64, unique=True, default=practice_test_token)
+    show_name = models.BooleanField(default=False)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+    total_loss = models.FloatField(null=True, blank=True)
+    house_loss = models.FloatField(null=True, blank=True)
+    at_best = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-started_at", "-id")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["player", "number"], condition=Q(status="playing"),
+                name="practice_test_one_playing",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=list(PRACTICE_TEST_STATUSES)),
+                name="practice_test_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(number__gte=1) & Q(hands__gte=1), name="practice_test_sizes"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Practice test {self.number} of {self.player_id} ({self.status})"
+
+
+class PracticeTestHand(models.Model):
+    """One hand of a test attempt: its cards (``engine.test_hands``, in the
+    deck's order), the player's front once locked, and once scored what that
+    setting gave up exactly (``loss``: the best setting's expected score minus
+    the chosen one's over all C(46, 7) opponents, solo, the player's side),
+    the best front and the house way's front and loss.
+
+    The review deck reads the scored rows: ``cards``, ``front``, ``loss``,
+    ``best_front``, ``house_front`` (and ``test.player``)."""
+
+    test = models.ForeignKey(PracticeTest, on_delete=models.CASCADE, related_name="test_hands")
+    position = models.PositiveSmallIntegerField()  # 1, 2, … in the test's order
+    cards = models.CharField(max_length=32)
+    house_front = models.CharField(max_length=8)
+    house_row = models.CharField(max_length=64)
+    front = models.CharField(max_length=8, blank=True, default="")
+    locked_at = models.DateTimeField(null=True, blank=True)
+    best_front = models.CharField(max_length=8, blank=True, default="")
+    loss = models.FloatField(null=True, blank=True)
+    house_loss = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("test", "position")
+        constraints = (
+            models.UniqueConstraint(fields=["test", "position"], name="practice_test_hand_once"),
+            models.CheckConstraint(
+                condition=(Q(front="") & Q(locked_at__isnull=True))
+                | (~Q(front="") & Q(locked_at__isnull=False)),
+                name="practice_test_hand_lock_complete",
+            ),
+            models.CheckConstraint(
+                condition=(Q(loss__isnull=True) & Q(best_front=""))
+                | (Q(loss__gte=0) & ~Q(best_front="") & ~Q(front="")),
+                name="practice_test_hand_score_complete",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Hand {self.position} of practice test attempt {self.test_id}"
 
     @property
     def card_list(self) -> tuple[str, ...]:

@@ -489,6 +489,27 @@ def exact_analyse_later(*, cards: str, mode: str, side: str, slot: str | None = 
     )
 
 
+@shared_task(name="games.practice_test_score", **RETRY)
+def practice_test_score(self: Any, test_id: int) -> bool:
+    """Score a finished 100-hand test attempt (its hands' exact analyses), or
+    compute a batch of them and queue the next run."""
+    from .services.practice_test import practice_test_score as score
+
+    return score(test_id=test_id)
+
+
+def practice_test_score_later(*, test_id: int) -> None:
+    """Once an attempt's last lock commits, queue its scoring
+    (``games.practice_test_score``, the costs queue): embedded, it runs at once
+    in the callback. A broker that is down is logged; the result page queues
+    it again after ``SCORING_AGAIN_AFTER``."""
+
+    def queue() -> None:
+        practice_test_score.delay(test_id)
+
+    _after_commit(queue, f"queueing the scoring of practice test {test_id} failed; asked later")
+
+
 def decision_costs_sweep_later() -> None:
     """Queue another ``games.decision_costs_sweep`` run (a run whose batch was
     full: more hands may wait), behind what the costs queue holds already. Not

@@ -37,7 +37,7 @@ def test_the_work_players_wait_for_never_shares_a_queue_with_heavy_analysis() ->
     for task in ("games.exact_analyse", "games.practice_analyse"):
         assert queue_of(task) == f"{default}-analysis", task
     for task in ("games.decision_cost_hands", "games.practice_cost_hands",
-                 "games.practice_costs_sweep"):
+                 "games.practice_costs_sweep", "games.practice_test_score"):
         assert queue_of(task) == f"{default}-costs", task
 
 

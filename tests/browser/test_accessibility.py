@@ -51,6 +51,7 @@ def player_pages(page: Any, site: str, table_id: int) -> list[tuple[str, str]]:
         ("/accounts/password/", "password change"),
         ("/rules/", "rules, signed in"),
         ("/review/", "review deck"),
+        ("/practice/test/", "100-hand test"),  # its attempt's pages: test_practice_test.py
     ]
 
 
