@@ -21,7 +21,7 @@ BUILD_ONLY_SECRET := collectstatic-only-not-a-secret-collectstatic-only-not-a-se
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 
-.PHONY: setup run serve production-env static test test-sqlite test-js lint typecheck audit bench clean
+.PHONY: setup run serve worker production-env static test test-sqlite test-js lint typecheck audit bench clean
 
 setup: $(VENV)/.synced frontend/node_modules/.installed frontend/build/manifest.json migrate
 
@@ -71,6 +71,18 @@ staticfiles/staticfiles.json: $(VENV)/.synced frontend/build/manifest.json $(STA
 serve: production-env setup static
 	@echo "==> serving Pai Gow Lab in production mode on $(HOST):$(PORT) (Ctrl-C stops)"
 	DJANGO_DEBUG=0 $(SERVER) -b $(HOST) -p $(PORT) paigow_site.asgi:application
+
+# A Celery worker on QUEUES (all of them when empty), started again whenever
+# it exits, however (as compose's restart: and the systemd unit in
+# docs/architecture.md do); Ctrl-C during the pause stops it. One a queue in
+# production: make worker QUEUES=celery, QUEUES=celery-analysis, QUEUES=celery-costs.
+QUEUES ?=
+worker: setup
+	@while true; do \
+	  $(PY) -m celery -A paigow_site worker --loglevel=INFO $(if $(QUEUES),-Q $(QUEUES)); \
+	  echo "==> the worker exited ($$?): starting it again in 2 s (Ctrl-C now to stop)"; \
+	  sleep 2; \
+	done
 
 production-env:
 	@test -n "$$SECRET_KEY" || { echo "make serve: set SECRET_KEY (50+ random characters)"; exit 2; }

@@ -10,7 +10,7 @@ One command starts the stack on loopback, plays, measures and stops it:
 - Celery workers (``celery -A paigow_site worker -c 1``, by default one a
   queue as docker-compose.yml runs them, ``--workers``) and daphne, all
   with ``DJANGO_DEBUG=0`` (``SECURE_SSL_REDIRECT=0``: plain HTTP on loopback)
-  and ``DB_CONN_MAX_AGE`` (``--conn-max-age``, default 60).
+  and a connection pool of ``--pool-max`` (``DB_POOL_MAX_SIZE``, default 10).
 
 Players are made directly in that database (``bulk_create``; no HTTP sign-up)
 and signed in by creating their sessions with Django's ``SessionStore`` (the
@@ -93,7 +93,7 @@ def stack_env(args: argparse.Namespace) -> dict[str, str]:
         SECRET_KEY=secrets.token_urlsafe(64),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="0",
-        DB_CONN_MAX_AGE=str(args.conn_max_age),
+        DB_POOL_MAX_SIZE=str(args.pool_max),
         DJANGO_SETTINGS_MODULE="paigow_site.settings",
     )
     for url in (env["DATABASE_URL"], env["REDIS_URL"]):
@@ -829,7 +829,7 @@ def main() -> None:
     parser.add_argument("--pg-host", default="127.0.0.1")
     parser.add_argument("--pg-user", default="postgres")
     parser.add_argument("--redis", default="redis://127.0.0.1:6379/7")
-    parser.add_argument("--conn-max-age", type=int, default=60)
+    parser.add_argument("--pool-max", type=int, default=10)
     parser.add_argument(
         "--servers", type=int, default=1, help="daphne processes; sockets are spread over them"
     )

@@ -40,7 +40,9 @@ RETRY = {
     "bind": True,
     "autoretry_for": (OperationalError, InterfaceError),
     "retry_backoff": True,
-    "retry_backoff_max": 300,
+    # Due within the visibility timeout (paigow.E002), or a waiting retry
+    # would be delivered again and again.
+    "retry_backoff_max": settings.TASK_RETRY_BACKOFF_MAX,
     "retry_jitter": True,
     "max_retries": 5,
     "acks_late": True,
@@ -83,21 +85,36 @@ def luck_verify_hands(self: Any, hand_ids: list[int]) -> list[str | None]:
     return upkeep.luck_verify_many(hand_ids=hand_ids)
 
 
+@shared_task(name="games.luck_sweep", **RETRY)
+def luck_sweep(self: Any) -> dict[str, int]:
+    return upkeep.luck_sweep()
+
+
 @shared_task(name="games.practice_analyse", **RETRY)
-def practice_analyse(self: Any, hand_id: int) -> bool:
+def practice_analyse(self: Any, hand_id: int, slot: str | None = None) -> bool:
+    """A practice hand's analysis (on the analysis queue); gives back the
+    player's analysis slot ``slot`` when done (``services.analysis``)."""
+    from .services.analysis import analysis_budget_release
     from .services.practice import practice_analyse as analyse
 
-    return analyse(hand_id=hand_id)
+    try:
+        return analyse(hand_id=hand_id)
+    finally:
+        analysis_budget_release(slot=slot)
 
 
 @shared_task(name="games.exact_analyse", **RETRY)
-def exact_analyse(self: Any, cards: str, mode: str, side: str) -> int:
+def exact_analyse(self: Any, cards: str, mode: str, side: str, slot: str | None = None) -> int:
     """The exact analysis of a suit class (its representative's cards, the
     table's mode and the seat's side), stored once; a class already stored is
-    read, not computed again. Returns the opponents counted."""
-    from .services.analysis import exact_analysis_compute
+    read, not computed again. Returns the opponents counted. Gives back the
+    asking player's analysis slot ``slot`` when done."""
+    from .services.analysis import analysis_budget_release, exact_analysis_compute
 
-    return exact_analysis_compute(cards=cards, mode=mode, side=side).opponents
+    try:
+        return exact_analysis_compute(cards=cards, mode=mode, side=side).opponents
+    finally:
+        analysis_budget_release(slot=slot)
 
 
 @worker_init.connect
@@ -175,6 +192,12 @@ def _marks() -> BaseCache:
     socket's calls run in a context of their own: with Redis, every socket
     would open connections of its own.)"""
     return caches.create_connection("default")
+
+
+def shared_cache() -> BaseCache:
+    """The process's one client of the default cache (``_marks``), for the
+    services' counters (the analysis budget)."""
+    return _marks()
 
 
 def report_refresh_later(*, user_ids: list[int]) -> None:
@@ -349,18 +372,39 @@ def luck_verify_later(*, hand_id: int) -> None:
     )
 
 
-def practice_analyse_later(*, hand_id: int) -> None:
+def practice_analyse_later(*, hand_id: int, slot: str | None = None) -> None:
     """Once the deal of a practice hand commits, queue its analysis
-    (``games.practice_analyse``): embedded, it runs at once in the callback;
-    otherwise a worker computes it while the player sets the hand. A broker
-    that is down is logged: the lock then analyses the hand itself."""
+    (``games.practice_analyse``, with the player's analysis slot ``slot``):
+    embedded, it runs at once in the callback; otherwise a worker computes it
+    while the player sets the hand. Queued at most once every
+    ``EXACT_QUEUE_SECONDS`` a hand (a lock that comes first asks again). A
+    broker that is down is logged (and the slot given back): the page's lock
+    queues it again."""
 
     def queue() -> None:
-        practice_analyse.delay(hand_id)
+        if _eager():
+            practice_analyse.delay(hand_id, slot=slot)
+            return
+        mark = f"practice-analyse:{hand_id}"
+        if not _marks().add(mark, True, timeout=EXACT_QUEUE_SECONDS):
+            _release(slot)  # queued a moment ago (a lock that came first asks again)
+            return
+        try:
+            practice_analyse.delay(hand_id, slot=slot)
+        except Exception:
+            _marks().delete(mark)  # not queued: the next lock queues it
+            _release(slot)
+            raise
 
     _after_commit(
-        queue, f"queueing the analysis of practice hand {hand_id} failed; the lock analyses it"
+        queue, f"queueing the analysis of practice hand {hand_id} failed; the lock queues it again"
     )
+
+
+def _release(slot: str | None) -> None:
+    from .services.analysis import analysis_budget_release
+
+    analysis_budget_release(slot=slot)
 
 
 def decision_cost_later(*, hand_ids: list[int]) -> None:
@@ -386,24 +430,35 @@ def exact_mark(*, cards: str, mode: str, side: str) -> str:
     return f"exact-analyse:{mode}:{side}:{cards.replace(' ', '.')}"
 
 
-def exact_analyse_later(*, cards: str, mode: str, side: str) -> None:
+def exact_queued(*, cards: str, mode: str, side: str) -> bool:
+    """Whether the class's analysis was queued in the last
+    ``EXACT_QUEUE_SECONDS`` (never embedded: there it runs at once)."""
+    return not _eager() and _marks().get(exact_mark(cards=cards, mode=mode, side=side)) is not None
+
+
+def exact_analyse_later(*, cards: str, mode: str, side: str, slot: str | None = None) -> None:
     """Once the current transaction commits (at once outside one), queue
-    ``games.exact_analyse`` for a suit class's representative, at most once
-    every ``EXACT_QUEUE_SECONDS`` a class (the explorer asks every few
-    seconds while it waits). Embedded, it runs at once, in the callback; a
-    broker or cache that is down is logged, and a later request queues again."""
+    ``games.exact_analyse`` for a suit class's representative (with the asking
+    player's analysis slot ``slot``), at most once every
+    ``EXACT_QUEUE_SECONDS`` a class (the explorer asks every few seconds while
+    it waits). Embedded, it runs at once, in the callback; a broker or cache
+    that is down is logged (and the slot given back), and a later request
+    queues again."""
 
     def queue() -> None:
         if _eager():
-            exact_analyse.delay(cards, mode, side)
+            exact_analyse.delay(cards, mode, side, slot=slot)
             return
         mark = exact_mark(cards=cards, mode=mode, side=side)
-        if _marks().add(mark, True, timeout=EXACT_QUEUE_SECONDS):
-            try:
-                exact_analyse.delay(cards, mode, side)
-            except Exception:
-                _marks().delete(mark)  # not queued: the next request tries again
-                raise
+        if not _marks().add(mark, True, timeout=EXACT_QUEUE_SECONDS):
+            _release(slot)  # another request queued it a moment ago
+            return
+        try:
+            exact_analyse.delay(cards, mode, side, slot=slot)
+        except Exception:
+            _marks().delete(mark)  # not queued: the next request tries again
+            _release(slot)
+            raise
 
     _after_commit(
         queue, f"queueing the exact analysis of {mode} {side} {cards} failed; asked again later"

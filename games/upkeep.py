@@ -12,6 +12,8 @@ on two workers at once, has one effect; a second run finds nothing to do.
   ``tasks.luck_verify_later``), and flag it when it does not match;
 - ``luck_audit_sample``: the same for a sample of stored estimates that were
   never checked (recorded before the check existed, or whose check was lost);
+  ``luck_sweep`` every minute for the recent ones whose check was lost, so no
+  revealed hand stays "checking";
 - ``decision_cost_estimate``: cost exactly what a revealed hand's setting gave
   up against the best setting (queued on commit after each reveal by
   ``tasks.decision_cost_later``); ``decision_costs_sweep`` does it for the
@@ -246,11 +248,30 @@ def luck_audit_sample(*, size: int | None = None) -> dict[str, int]:
     only the stored deal. Returns how many were checked and how many were
     flagged."""
     size = settings.LUCK_AUDIT_SAMPLE if size is None else size
-    hands = list(
-        Hand.objects.filter(luck_wins__isnull=False, luck_audit__isnull=True)
-        .select_related("deal__table", "seat")
-        .order_by("pk")[:size]
+    return _luck_check(_unchecked().order_by("pk")[:size])
+
+
+def _unchecked() -> Any:
+    """Hands with a stored luck estimate and no check yet."""
+    return Hand.objects.filter(luck_wins__isnull=False, luck_audit__isnull=True).select_related(
+        "deal__table", "seat"
     )
+
+
+def luck_sweep(*, size: int | None = None, now: Any = None) -> dict[str, int]:
+    """Check (as ``luck_verify`` does) up to ``size`` (``LUCK_AUDIT_SAMPLE``)
+    stored estimates of hands revealed over ``LUCK_SWEEP_AFTER_SECONDS`` ago
+    that have no check, newest first: those whose check was lost (a broker
+    restarted without its queue, a message never queued) and that the other
+    seat still sees as "checking". The beat runs it every
+    ``LUCK_SWEEP_SECONDS``. Returns how many were checked and flagged."""
+    size = settings.LUCK_AUDIT_SAMPLE if size is None else size
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.LUCK_SWEEP_AFTER_SECONDS)
+    lost = _unchecked().filter(deal__revealed_at__lt=cutoff)
+    return _luck_check(lost.order_by("-deal__revealed_at", "-pk")[:size])
+
+
+def _luck_check(hands: Any) -> dict[str, int]:
     results = [(hand, _audit(hand)) for hand in hands]
     written: set[int] = set()
     for start in range(0, len(results), AUDITS_AT_ONCE):

@@ -13,11 +13,14 @@ from channels.auth import AuthMiddlewareStack
 from channels.routing import ProtocolTypeRouter, URLRouter
 
 from games.realtime.routing import websocket_urlpatterns
+from paigow_site.bodycap import BodyCap
 from paigow_site.websocket_origin import SameOriginValidator
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        # A request body past REQUEST_BODY_MAX_BYTES is answered 413 unread
+        # (paigow_site.bodycap; daphne refuses it sooner, paigow_site.server).
+        "http": BodyCap(django_asgi_app),
         # Only this site's own pages may open a table socket: the Origin must
         # match the scheme, host and port exactly (paigow_site.websocket_origin).
         "websocket": SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns))),

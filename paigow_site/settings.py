@@ -124,13 +124,44 @@ TEMPLATES = [
 
 # Databases: PostgreSQL from DATABASE_URL, else an embedded SQLite file.
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
+# PostgreSQL connections come from Django's psycopg pool, one per process
+# (paigow_site.dbpool): a request or a socket's database call borrows one and
+# gives it back as it ends. Persistent connections (DB_CONN_MAX_AGE) kept one
+# per request thread under ASGI, freed only by the garbage collector: a flood
+# filled PostgreSQL (issue 43). A process holds at most DB_POOL_MAX_SIZE
+# (size it so web processes x max + worker processes x their max stays under
+# PostgreSQL's max_connections, docs/architecture.md); DB_POOL_MIN_SIZE stay
+# open while idle (more are closed after DB_POOL_MAX_IDLE_SECONDS unused). A
+# request that finds every connection lent waits DB_POOL_TIMEOUT_SECONDS at
+# most, then gets a 503 with Retry-After (paigow_site.unavailable).
+DB_POOL_MIN_SIZE = int(os.environ.get("DB_POOL_MIN_SIZE", "2"))
+DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
+DB_POOL_TIMEOUT_SECONDS = float(os.environ.get("DB_POOL_TIMEOUT_SECONDS", "5"))
+DB_POOL_MAX_IDLE_SECONDS = float(os.environ.get("DB_POOL_MAX_IDLE_SECONDS", "60"))
+if os.environ.get("DB_CONN_MAX_AGE", "0").strip() not in ("", "0"):
+    raise ImproperlyConfigured(
+        "DB_CONN_MAX_AGE is no longer read: persistent connections leak one per request "
+        "thread under ASGI. Connections come from a pool; unset DB_CONN_MAX_AGE and size "
+        "the pool with DB_POOL_MAX_SIZE."
+    )
+if not 1 <= DB_POOL_MIN_SIZE <= DB_POOL_MAX_SIZE:
+    raise ImproperlyConfigured("DB_POOL_MIN_SIZE must be at least 1 and at most DB_POOL_MAX_SIZE.")
 if DATABASE_URL:
+    import paigow_site.dbpool  # noqa: F401  (a forked worker makes a pool of its own)
+
+    # CONN_HEALTH_CHECKS with a pool: an empty statement before a connection
+    # is lent, so one a PostgreSQL restart dropped is replaced, not handed out.
     DATABASES = {
-        "default": dj_database_url.parse(
-            DATABASE_URL,
-            conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "0")),
-            conn_health_checks=True,
-        )
+        "default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)
+    }
+    DATABASES["default"]["OPTIONS"] = {
+        **DATABASES["default"].get("OPTIONS", {}),
+        "pool": {
+            "min_size": DB_POOL_MIN_SIZE,
+            "max_size": DB_POOL_MAX_SIZE,
+            "timeout": DB_POOL_TIMEOUT_SECONDS,
+            "max_idle": DB_POOL_MAX_IDLE_SECONDS,
+        },
     }
 else:
     VAR_DIR.mkdir(parents=True, exist_ok=True)
@@ -149,6 +180,12 @@ else:
             "TEST": {"NAME": str(VAR_DIR / "test.sqlite3")},
         }
     }
+
+# The largest request body the site takes, in bytes (1 MiB: a form or an API
+# call is a few kilobytes; nothing is uploaded). A larger one is refused with
+# 413 before it is read (paigow_site.server in daphne, paigow_site.bodycap for
+# any server); the proxy in front should cap bodies too (README, "Production").
+REQUEST_BODY_MAX_BYTES = int(os.environ.get("REQUEST_BODY_MAX_BYTES", str(1024 * 1024)))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -253,6 +290,10 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Keep reconnecting to the broker for as long as it is down, as daphne does;
 # Celery's default gives up after 100 tries (about 45 minutes) and exits.
 CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# A task running when the broker connection is lost can no longer be
+# acknowledged: cancel it (Celery 6's default); its message comes back after
+# the visibility timeout, and every task is idempotent.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TIMEZONE = "UTC"
 # A worker lowers its own CPU priority by this much as it starts (os.nice):
 # the background work (decision costs, exact analyses, reports) runs on the
@@ -284,15 +325,68 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # behind a backlog of them. A worker started without -Q takes from both in
 # turn; production can run one worker a queue (docs/architecture.md).
 CELERY_COSTS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-costs"
+# The analyses a player asks for (an exact analysis from the explorer, a
+# practice hand's 21 settings) are heavy too, and one account could queue
+# thousands: they have a queue of their own, so neither they nor the costs
+# ever hold back a luck check (docs/architecture.md, "Queues and workers").
+CELERY_ANALYSIS_QUEUE = f"{CELERY_TASK_DEFAULT_QUEUE}-analysis"
 # (kombu's Queue has no annotated __init__.)
 CELERY_TASK_QUEUES = (
     Queue(CELERY_TASK_DEFAULT_QUEUE),  # type: ignore[no-untyped-call]
     Queue(CELERY_COSTS_QUEUE),  # type: ignore[no-untyped-call]
+    Queue(CELERY_ANALYSIS_QUEUE),  # type: ignore[no-untyped-call]
 )
 CELERY_TASK_ROUTES = {
-    name: {"queue": CELERY_COSTS_QUEUE}
-    for name in ("games.decision_cost", "games.decision_cost_hands", "games.decision_costs_sweep")
+    **{
+        name: {"queue": CELERY_COSTS_QUEUE}
+        for name in ("games.decision_cost", "games.decision_cost_hands",
+                     "games.decision_costs_sweep")
+    },
+    **{
+        name: {"queue": CELERY_ANALYSIS_QUEUE}
+        for name in ("games.exact_analyse", "games.practice_analyse")
+    },
 }
+# What one account may ask of the analysis queue (games.services.analysis):
+# at most ANALYSIS_AT_ONCE analyses queued or running at once, and at most
+# ANALYSIS_PER_MINUTE started a minute; past either, the request is refused
+# (429 "analysis_budget", with a sentence). A player at the explorer or the
+# practice table uses one or two at a time; raise them for a trusted
+# account's scripts only on a worker that can keep up. Each one-at-once slot
+# expires by itself after ANALYSIS_SLOT_SECONDS even if its worker was
+# killed before it could give it back.
+ANALYSIS_AT_ONCE = int(os.environ.get("ANALYSIS_AT_ONCE", "3"))
+ANALYSIS_PER_MINUTE = int(os.environ.get("ANALYSIS_PER_MINUTE", "30"))
+ANALYSIS_SLOT_SECONDS = int(os.environ.get("ANALYSIS_SLOT_SECONDS", "300"))
+# A message a worker took and did not acknowledge (it was killed, or lost
+# Redis) goes back to its queue this many seconds after it was delivered
+# (kombu's Redis "visibility timeout"; its default is an hour). Every task is
+# idempotent, so a message run again has one effect; a task due later than
+# this (a countdown, a retry) would be delivered again and again, so the
+# system check "paigow.E002" refuses a countdown that does not fit. Lower it
+# to recover sooner; raise it only with REPORT_REFRESH_SECONDS.
+CELERY_VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "90"))
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    # Look for such messages every 10 s (kombu's default looks every 100 s:
+    # 10 s x a throttle of 10), so one is back within the timeout + 10 s.
+    "unacked_restore_interval": 10,
+    "unacked_restore_throttle": 1,
+}
+# The Redis transport of paigow_site.celery: kombu's, except that a channel
+# closing under a lost connection leaves its unacknowledged messages to the
+# visibility timeout (kombu's own restore there killed the worker).
+CELERY_BROKER_TRANSPORT = "paigow_site.celery:RedisTransport" if REDIS_URL else None
+# A task that failed on an unreachable database is retried after at most this
+# many seconds (exponential backoff); it must be due within the visibility
+# timeout (paigow.E002), as must the report refresh's countdown.
+TASK_RETRY_BACKOFF_MAX = int(os.environ.get("TASK_RETRY_BACKOFF_MAX", "60"))
+# The beat's luck sweep: every LUCK_SWEEP_SECONDS, check the stored luck
+# estimates of hands revealed over LUCK_SWEEP_AFTER_SECONDS ago that have no
+# check yet (theirs was lost with a broker or a worker), so the other seat
+# never sees "checking" for longer than about a minute and a half.
+LUCK_SWEEP_SECONDS = float(os.environ.get("LUCK_SWEEP_SECONDS", "60"))
+LUCK_SWEEP_AFTER_SECONDS = float(os.environ.get("LUCK_SWEEP_AFTER_SECONDS", "30"))
 # Background upkeep (games.tasks), every UPKEEP_SECONDS (default 15 minutes).
 UPKEEP_SECONDS = float(os.environ.get("UPKEEP_SECONDS", "900"))
 # A player's skill-report aggregates are rebuilt at most once a window of this
@@ -308,6 +402,7 @@ CELERY_BEAT_SCHEDULE = {
     "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
     "invites-expire": {"task": "games.invites_expire", "schedule": UPKEEP_SECONDS},
     "luck-audit": {"task": "games.luck_audit", "schedule": UPKEEP_SECONDS * 4},
+    "luck-sweep": {"task": "games.luck_sweep", "schedule": LUCK_SWEEP_SECONDS},
     "decision-costs-sweep": {"task": "games.decision_costs_sweep", "schedule": UPKEEP_SECONDS},
     "client-messages-forget": {
         "task": "games.client_messages_forget",

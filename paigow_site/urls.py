@@ -20,6 +20,10 @@ def favicon(request: HttpRequest) -> HttpResponseRedirect:
     return HttpResponseRedirect(static("img/favicon.svg"))
 
 
+# A page that raised because the database was busy or down answers 503 with
+# Retry-After, not 500 (paigow_site.unavailable).
+handler500 = "paigow_site.unavailable.server_error"
+
 urlpatterns = [
     path("favicon.ico", favicon, name="favicon"),
     path("", TemplateView.as_view(template_name="home.html"), name="home"),

@@ -70,6 +70,16 @@ def fresh_invite_limit(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 @pytest.fixture(autouse=True)
+def fresh_analysis_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Analysis slots and counts of one test never reach another."""
+    import uuid
+
+    from games.services import analysis
+
+    monkeypatch.setattr(analysis, "BUDGET_SCOPE", f"analysis-test-{uuid.uuid4().hex}")
+
+
+@pytest.fixture(autouse=True)
 def ledger_invariants(request: pytest.FixtureRequest) -> Iterator[None]:
     """After every database test: the ledgers add up and settlements are unique."""
     marker = request.node.get_closest_marker("django_db")

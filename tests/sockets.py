@@ -60,18 +60,18 @@ class Seat_:
         await self.comm.disconnect()
 
 
-async def open_seat(user: User | None, table_id: int, origin: bytes = b"http://testserver") -> (
-    WebsocketCommunicator
-):
+async def open_seat(
+    user: User | None, table_id: int, origin: bytes = b"http://testserver", app: Any = application
+) -> WebsocketCommunicator:
     # As a browser sends them: the socket's origin must match its own host.
     headers = [(b"origin", origin), (b"host", b"testserver")]
     if user is not None:
         headers.append((b"cookie", await database_sync_to_async(session_cookie)(user)))
-    return WebsocketCommunicator(application, f"/ws/tables/{table_id}/", headers=headers)
+    return WebsocketCommunicator(app, f"/ws/tables/{table_id}/", headers=headers)
 
 
-async def join(user: User, table_id: int) -> tuple[Seat_, dict[str, Any]]:
-    comm = await open_seat(user, table_id)
+async def join(user: User, table_id: int, app: Any = application) -> tuple[Seat_, dict[str, Any]]:
+    comm = await open_seat(user, table_id, app=app)
     connected, _ = await comm.connect()
     assert connected
     seat = Seat_(comm)

@@ -123,6 +123,27 @@ describe("what the explorer shows", () => {
     assert.equal(best.cells[5], `${s.wins}/${s.pushes}/${s.losses}`);
   });
 
+  test("a phone's compact row: both hands, the verdict, the score, W/P/L and notes; names and intervals on demand", () => {
+    const house = totals.settings.find((s) => s.house_way);
+    const model = explorer.explorerModel(totals, state({ front: house.front.split(" ") }));
+    for (const row of model.rows) {
+      const { compact } = row;
+      assert.equal(`${compact.front} · ${row.cells[1].split(" · ")[1]}`, row.cells[1]);
+      assert.equal(`${compact.back} · ${row.cells[2].split(" · ")[1]}`, row.cells[2]);
+      assert.equal(compact.score, row.cells[3].split(" ")[0]);
+      assert.equal(compact.counts, `W/P/L ${row.cells[5]}`);
+      assert.equal(compact.notes, row.cells[6]);
+      assert.deepEqual(compact.details, [
+        `Front: ${row.cells[1].split(" · ")[1]}`, `Back: ${row.cells[2].split(" · ")[1]}`,
+        `Expected score ${compact.score}, 95% interval ${row.cells[3].slice(7, -1)}`, row.cells[4],
+      ]);
+    }
+    const verdicts = model.rows.map((r) => r.compact.verdict);
+    assert.equal(verdicts[0], "Best");
+    assert.ok(verdicts.slice(1).every((v) => v === "Tied" || /^Behind by 0\.\d{3}$/.test(v)), verdicts);
+    assert.ok(verdicts.includes("Tied") && verdicts.some((v) => v.startsWith("Behind")));
+  });
+
   test("the house way, your setting and fouls are noted in words", () => {
     const house = totals.settings.find((s) => s.house_way);
     const model = explorer.explorerModel(totals, state({ front: house.front.split(" ") }));
@@ -202,7 +223,7 @@ describe("the explorer's DOM", () => {
     });
     return { createElement: make, root: make("div") };
   }
-  const find = (node, tag) => (node.tag === tag ? [node] : node.children.flatMap((c) => find(c, tag)));
+  const find = (node, tag) => (node.tag === tag ? [node] : (node.children ?? []).flatMap((c) => find(c, tag)));
   const totals = explorer.addChunk(explorer.addChunk(null, FIRST), SECOND);
 
   test("a real table: caption, column headers, a row header per setting, the status above", () => {
@@ -222,6 +243,25 @@ describe("the explorer's DOM", () => {
     assert.equal(rows.length, 21);
     assert.deepEqual([rows[0].children[0].tag, rows[0].children[0].scope], ["th", "row"]);
     assert.equal(rows[0].children[4].textContent, "Best");
+  });
+
+  test("the same rows as a list for a phone: one item a setting, its details a tap away", () => {
+    const doc = fakeDocument();
+    const model = explorer.explorerModel(totals, state(), { done: true });
+    explorer.renderExplorer(doc, doc.root, model);
+    const compact = doc.root.children[2];
+    assert.equal(compact.className, "explorer-compact");
+    assert.equal(find(compact, "p")[0].textContent, explorer.CAPTION);
+    const [list] = find(compact, "ol");
+    assert.equal(list.attributes["aria-label"], "The 21 settings, best first");
+    const items = list.children;
+    assert.equal(items.length, 21);
+    assert.equal(items[0].className, model.rows[0].className);
+    const [summary] = find(items[0], "summary");
+    const words = (node) => (typeof node === "string" ? node : node.textContent + node.children.map(words).join(""));
+    const best = model.rows[0].compact;
+    assert.equal(words(summary), `Front ${best.front} · Back ${best.back}Best · expected ${best.score} · ${best.counts}${best.notes}`);
+    assert.deepEqual(find(find(items[0], "ul")[0], "li").map((li) => li.textContent), best.details);
   });
 
   test("once done, the status is announced and the table no longer busy", () => {
@@ -267,6 +307,9 @@ describe("the exact figures (from the server)", () => {
     assert.equal(house.length, 1);
     assert.equal(house[0].cells[0], "5");
     assert.match(house[0].className, /\bhouse\b/);
+    assert.deepEqual([model.rows[0].compact.verdict, model.rows[0].compact.notes], ["Best", "yours"]);
+    assert.match(house[0].compact.verdict, /^Gives up 0\.\d{3}$/);
+    assert.equal(house[0].compact.counts, `W/P/L ${house[0].cells[5]}`);
     const lost = (EXACT.settings[0].expected - EXACT.settings[4].expected).toFixed(3);
     assert.equal(model.status, `Exact over all 53,524,680 opponent hands: the house way gives up ${lost} against the best.`);
     assert.match(model.caption, /over all 53,524,680 opponent hands/);

@@ -293,7 +293,7 @@ describe("what the page shows", () => {
   test("the session line", () => {
     assert.equal(shows.sessionText(frame()), "No hands revealed yet.");
     assert.equal(shows.sessionText(frame({ session: { hands: 1, luck_count: 1, luck_average: "6.1", skill_total: 0, skill_mean: 0 } })),
-      "Luck average 6.1 (1 estimate) · Skill total 0 over 1 hand (mean 0.00 per hand)");
+      "Luck average 6.1 on the 1–10 scale (1 estimate) · Skill total 0 over 1 hand (mean 0.00 per hand)");
     assert.equal(shows.sessionText(frame({ session: { hands: 3, luck_count: 0, luck_average: null, skill_total: 0.5, skill_mean: 0.1667 } })),
       "Luck average: none yet · Skill total +0.5 over 3 hands (mean +0.17 per hand)");
   });
@@ -377,15 +377,30 @@ describe("what the page shows", () => {
     assert.deepEqual(shows.dealLinks(frame()), []);
   });
 
-  test("connection, controls, commitment and the invite", () => {
-    assert.equal(shows.connectionText(frame(), true), "Connected");
-    assert.equal(shows.connectionText(frame(), false), null);
-    assert.equal(shows.connectionText(frame({ table: { status: "waiting" } }), true), "Waiting for your friend to join this table.");
+  test("connection, what waits, controls, commitment and the invite", () => {
+    const link = (status, more = {}) => ({ ...shows.freshLink(), status, ...more });
+    assert.deepEqual(shows.connectionLine(frame(), link("live")), { text: "Connected", down: false });
+    assert.deepEqual(shows.connectionLine(frame(), link("live", { back: true })), { text: "Connected again.", down: false });
+    assert.deepEqual(shows.connectionLine(frame(), shows.freshLink()), { text: "Connecting…", down: false });
+    assert.deepEqual(shows.connectionLine(frame(), link("lost")), { text: "Connection lost: reconnecting…", down: true });
+    assert.match(shows.connectionLine(frame(), link("offline")).text, /^You are offline/);
+    assert.deepEqual(shows.connectionLine(frame({ table: { status: "waiting" } }), link("live")), { text: "Waiting for your friend to join this table.", down: false });
+    assert.deepEqual(shows.connectionLine(frame({ table: { status: "waiting" } }), link("lost")).down, true, "a drop is said first");
     const state = frame();
-    assert.deepEqual(shows.controls(state, picked(state, "As"), false), { sending: true, lock: true });
-    assert.deepEqual(shows.controls(state, picked(state, "As"), true), { sending: false, lock: true });
-    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), true), { sending: false, lock: false });
-    assert.deepEqual(shows.controls(revealed(), shows.freshChoices(3), true), { sending: false, lock: null });
+    // A press while the table cannot be reached waits for it; then nothing else is pressed.
+    assert.deepEqual(shows.controls(state, picked(state, "As"), shows.freshLink()), { sending: false, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("lost")), { sending: false, lock: false });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("lost", { waiting: ["Lock"] })), { sending: true, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("live", { waiting: ["Lock"] })), { sending: false, lock: false });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("signed_out")), { sending: true, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As"), link("live")), { sending: false, lock: true });
+    assert.deepEqual(shows.controls(state, picked(state, "As", "Ah"), link("live")), { sending: false, lock: false });
+    assert.deepEqual(shows.controls(revealed(), shows.freshChoices(3), link("live")), { sending: false, lock: null });
+    assert.equal(shows.waitingText(link("lost", { waiting: ["Lock"] })), "Lock will be sent when you are back.");
+    assert.equal(shows.waitingText(link("offline", { waiting: ["Lock", "Lock"] })), "Lock will be sent when you are back.");
+    assert.equal(shows.waitingText(link("connecting", { waiting: ["Deal"] })), "Deal will be sent as soon as the table is connected.");
+    assert.equal(shows.waitingText(link("live", { waiting: ["Lock"] })), "", "sent: in flight, not waiting");
+    assert.equal(shows.waitingText(link("no_seat", { waiting: ["Lock"] })), "");
     assert.equal(shows.commitmentText(state), "Deal 3 · stake 20 · deck commitment c0ffee");
     assert.equal(shows.commitmentText(frame({ noDeal: true })), "");
     const waiting = frame({ table: { mode: "friend", status: "waiting", invite: { url: "/invite/#tok", expires_at: "2025-05-02T10:00:00+00:00" } }, noDeal: true });

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { beforeEach, describe, test } from "node:test";
 
-import { closeOutcome, createTransport, MAX_SENDS, REASON_TOO_MANY_SOCKETS, SocketError } from "../src/js/table-transport.mjs";
+import { closeOutcome, createTransport, HEARTBEAT, MAX_SENDS, OUTCOME_UNKNOWN, REASON_TOO_MANY_SOCKETS, SocketError } from "../src/js/table-transport.mjs";
 
 class FakeSocket {
   static all = [];
@@ -44,6 +44,21 @@ class FakeSocket {
   close(code = 1006, reason = "") {
     this.emit("close", { code, reason });
   }
+
+  /** What the page wrote, without the heartbeat's pings. */
+  get messages() {
+    return this.sent.filter((m) => m.type !== "ping");
+  }
+}
+
+/** The browser's window for `online` / `offline`: navigator.onLine and the events. */
+class FakeNetwork extends EventTarget {
+  navigator = { onLine: true };
+
+  go(onLine) {
+    this.navigator.onLine = onLine;
+    this.dispatchEvent(new Event(onLine ? "online" : "offline"));
+  }
 }
 
 const latest = () => FakeSocket.all.at(-1);
@@ -54,11 +69,27 @@ function harness() {
   const errors = [];
   const statuses = [];
   const timers = [];
+  // The heartbeat's clock: `clock.pass(ms)` moves time on and runs the ticks due.
+  const clock = { at: 0, ticks: new Map(), next: 1 };
+  clock.pass = (ms) => {
+    for (let step = 0; step < ms; step += HEARTBEAT.tickMs) {
+      clock.at += HEARTBEAT.tickMs;
+      for (const fn of [...clock.ticks.values()]) fn();
+    }
+  };
+  const network = new FakeNetwork();
   const transport = createTransport({
     url: "ws://test/ws/tables/1/",
     idPrefix: "p",
     WebSocket: FakeSocket,
     setTimeout: (fn, ms) => timers.push({ fn, ms }),
+    setInterval: (fn) => {
+      clock.ticks.set(clock.next, fn);
+      return clock.next++;
+    },
+    clearInterval: (id) => clock.ticks.delete(id),
+    now: () => clock.at,
+    network,
     onState: (frame) => states.push(frame),
     onError: (error) => errors.push(error),
     onStatus: (status) => statuses.push(status),
@@ -69,7 +100,7 @@ function harness() {
     timer.fn();
     return timer.ms;
   };
-  return { transport, states, errors, statuses, timers, reconnect };
+  return { transport, states, errors, statuses, timers, reconnect, clock, network };
 }
 
 /** A promise's outcome so far: {value} / {error} / "pending". */
@@ -185,6 +216,27 @@ describe("reconnect", () => {
     assert.equal(lost.outcome, "resolved");
     assert.equal(lost.value.replayed, true);
     assert.equal(luck.outcome, "resolved");
+    assert.equal(transport.unanswered, 0);
+  });
+
+  test("an outcome_unknown answer keeps the message: resent with its id on the next socket", async () => {
+    const { transport, errors, statuses, reconnect } = harness();
+    transport.connect();
+    latest().live();
+    const lock = watch(transport.send({ type: "lock", front: ["As", "Kd"] }));
+    latest().reply({ type: "error", id: "p-1", error: OUTCOME_UNKNOWN, detail: "It may have been applied." });
+    await settled();
+    assert.equal(lock.outcome, "pending");
+    assert.deepEqual(errors, [], "nothing to show: the page resends it");
+    latest().close(4500);
+    assert.deepEqual(statuses, ["lost"]);
+    reconnect();
+    latest().live();
+    assert.deepEqual(latest().sent, [{ type: "lock", front: ["As", "Kd"], id: "p-1" }]);
+    latest().reply({ type: "state", id: "p-1", replayed: true, table: { version: 3 } });
+    await settled();
+    assert.equal(lock.outcome, "resolved");
+    assert.equal(lock.value.replayed, true);
     assert.equal(transport.unanswered, 0);
   });
 
@@ -324,6 +376,116 @@ describe("close codes", () => {
 
   test("closeOutcome is a pure table of what each close means", () => {
     assert.deepEqual(closeOutcome({ code: 1011 }, { wasLive: true, retry: 3 }), { status: "lost", delay: 1500 });
+    assert.deepEqual(closeOutcome({ code: 4500 }, { wasLive: true, retry: 1 }), { status: "lost", delay: 500 });
     assert.deepEqual(closeOutcome({ code: 4401 }, { wasLive: false, retry: 1 }), { status: "signed_out", delay: null });
+  });
+});
+
+describe("heartbeat", () => {
+  test("a ping after a quiet spell; any frame answers it and the socket stays", () => {
+    const { transport, statuses, clock } = harness();
+    transport.connect();
+    latest().live();
+    clock.pass(HEARTBEAT.idleMs - HEARTBEAT.tickMs);
+    assert.deepEqual(latest().sent, [], "no ping while frames come");
+    clock.pass(HEARTBEAT.tickMs);
+    assert.deepEqual(latest().sent, [{ type: "ping" }]);
+    clock.pass(HEARTBEAT.waitMs - HEARTBEAT.tickMs);
+    latest().reply({ type: "pong" });
+    clock.pass(HEARTBEAT.waitMs);
+    assert.deepEqual(statuses, []);
+    assert.equal(transport.live, true);
+  });
+
+  test("a socket that stops answering is given up, said lost, and its messages resent", async () => {
+    const { transport, statuses, clock, reconnect } = harness();
+    transport.connect();
+    const dead = latest();
+    dead.live();
+    const lock = watch(transport.send({ type: "lock", front: ["As", "Ah"], deal: 1 }));
+    clock.pass(HEARTBEAT.idleMs);
+    assert.deepEqual(dead.sent.map((m) => m.type), ["lock", "ping"]);
+    clock.pass(HEARTBEAT.waitMs - HEARTBEAT.tickMs);
+    assert.deepEqual(statuses, []);
+    clock.pass(HEARTBEAT.tickMs);
+    assert.deepEqual(statuses, ["lost"], `lost ${HEARTBEAT.idleMs + HEARTBEAT.waitMs} ms after the last frame`);
+    assert.equal(transport.live, false);
+    dead.reply({ type: "state", id: "p-1", table: { version: 9 } }); // too late: ignored
+    dead.close(1006); // its own close, whenever it comes: ignored
+    assert.deepEqual(statuses, ["lost"]);
+
+    assert.equal(reconnect(), 500);
+    latest().live();
+    assert.deepEqual(latest().messages, [{ type: "lock", front: ["As", "Ah"], deal: 1, id: "p-1" }]);
+    latest().reply({ type: "state", id: "p-1", table: { version: 9 } });
+    await settled();
+    assert.equal(lock.outcome, "resolved");
+  });
+
+  test("a socket that never opens is given up too", () => {
+    const { transport, statuses, clock, timers } = harness();
+    transport.connect();
+    latest().readyState = 0;
+    clock.pass(HEARTBEAT.idleMs + HEARTBEAT.waitMs);
+    assert.deepEqual(latest().sent, []);
+    assert.deepEqual(statuses, ["lost"]);
+    assert.equal(timers.length, 1);
+  });
+
+  test("a final close stops the heartbeat", () => {
+    const { transport, clock } = harness();
+    transport.connect();
+    latest().live();
+    latest().close(4403);
+    assert.equal(clock.ticks.size, 0);
+  });
+});
+
+describe("online and offline", () => {
+  test("offline gives the socket up at once; a message waits; online connects at once and sends it", async () => {
+    const { transport, statuses, network, timers } = harness();
+    transport.connect();
+    const first = latest();
+    first.live();
+    network.go(false);
+    assert.deepEqual(statuses, ["offline"]);
+    assert.equal(transport.live, false);
+    const lock = watch(transport.send({ type: "lock", front: ["As", "Ah"], deal: 1 }));
+    assert.deepEqual(first.messages, [], "nothing is written to a socket given up");
+
+    assert.deepEqual(timers, [], "no socket is tried while offline");
+
+    network.go(true);
+    assert.equal(FakeSocket.all.length, 2, "online opens a socket without waiting");
+    latest().live();
+    assert.deepEqual(latest().messages.map((m) => m.id), ["p-1"]);
+    latest().reply({ type: "state", id: "p-1", table: { version: 3 } });
+    await settled();
+    assert.equal(lock.outcome, "resolved");
+  });
+
+  test("a socket that fails while the browser says offline is said offline, and waits for online", () => {
+    const { transport, statuses, network, timers, reconnect } = harness();
+    transport.connect();
+    latest().live();
+    latest().close(1006);
+    assert.deepEqual(statuses, ["lost"]);
+    network.navigator.onLine = false; // no event yet
+    reconnect();
+    latest().close(1006);
+    assert.deepEqual(statuses, ["lost", "offline"]);
+    assert.deepEqual(timers, []);
+    network.go(true);
+    assert.equal(FakeSocket.all.length, 3);
+  });
+
+  test("after a final close, online opens nothing", () => {
+    const { transport, network } = harness();
+    transport.connect();
+    latest().live();
+    latest().close(4403);
+    network.go(false);
+    network.go(true);
+    assert.equal(FakeSocket.all.length, 1);
   });
 });

@@ -73,7 +73,11 @@ describe("before the deal", () => {
 
   test("at a friend table the stake is proposed and accepted", () => {
     const state = betting({ mode: "friend" });
-    assert.match(text(walk.step(state, through(state))), /Propose a stake/);
+    const words = text(walk.step(state, through(state)));
+    assert.match(words, /Propose a stake/);
+    // Accepting deals at once (table.mjs, dealsAfter): no Deal to press after it.
+    assert.match(words, /dealt as soon as a stake is accepted/);
+    assert.doesNotMatch(words, /presses Deal/);
   });
 
   test("a deal revealed before the walkthrough began waits for the next deal", () => {
@@ -113,7 +117,9 @@ describe("while the cards are set", () => {
     assert.equal(shown.id, "house");
     assert.equal(shown.target, "house-way");
     assert.match(text(shown), /House way sets pair of eights in front and pair of aces behind/);
-    assert.ok(text(shown).includes("(two-pair-split): Split the two pairs"));
+    // The row in words, as the rules page names it; the id stays in the API.
+    assert.ok(text(shown).includes("(Two pair, split): Split the two pairs"));
+    assert.ok(!text(shown).includes("two-pair-split"));
   });
 
   test("cards that cannot foul say so", () => {
@@ -164,6 +170,9 @@ describe("after the reveal", () => {
     const shown = walk.step(state, through(frame(), state));
     assert.match(text(shown), /Your setting fouled/);
     assert.match(text(shown), /Loss: a foul decided it, −20 chips\./);
+    // The fouled setting's front "won" its comparison, but no part is called a win.
+    assert.doesNotMatch(text(shown), /: win\./);
+    assert.match(text(shown), /Front: .*: not played, a foul decides the deal\./);
   });
 
   test("the next deal after the explained reveal ends it as done", () => {

@@ -11,6 +11,8 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from paigow_site.unavailable import RETRY_AFTER_SECONDS, UNAVAILABLE_SENTENCE, database_unavailable
+
 from ..engine.errors import GameError, error_payload
 
 
@@ -27,7 +29,17 @@ def _sentence(detail: Any) -> str:
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     if isinstance(exc, GameError):
-        return Response(error_payload(exc), status=exc.status)
+        answer = Response(error_payload(exc), status=exc.status)
+        retry_after = getattr(exc, "retry_after", None)
+        if retry_after is not None:  # a budget spent (429): when to ask again
+            answer["Retry-After"] = str(retry_after)
+        return answer
+    if database_unavailable(exc):  # the pool lent no connection in time, or PostgreSQL is down
+        return Response(
+            {"error": "unavailable", "detail": UNAVAILABLE_SENTENCE},
+            status=503,
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+        )
     response = drf_exception_handler(exc, context)
     if response is None:
         return None

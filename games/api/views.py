@@ -265,11 +265,13 @@ class ExactView(APIView):
             "opponent hands the other 46 cards allow, each set by the house way: wins, "
             "pushes, losses and the expected score, best first. 202 while a worker "
             "computes it (a few seconds; ask again), 200 once it is ready. A deal that is "
-            "not yours, or before your lock, is a 404."
+            "not yours, or before your lock, is a 404. 429 `analysis_budget` when you "
+            "already have as many analyses waiting, or asked for as many this minute, as "
+            "one player may (the sentence says how long to wait; so does `Retry-After`)."
         ),
         parameters=[TABLE_ID, DEAL_NUMBER],
         responses={200: s.ExactReadySerializer, 202: s.ExactPendingSerializer,
-                   404: s.ErrorSerializer},
+                   404: s.ErrorSerializer, 429: s.ErrorSerializer},
     )
     def get(self, request: Request, **path: str) -> Response:
         missing = exceptions.NotFound(
@@ -285,7 +287,8 @@ class ExactView(APIView):
         cards, mode, side = seat.cards, seat.mode, seat.side
         found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:
-            analysis.exact_analysis_request(cards=cards, mode=mode, side=side)
+            analysis.exact_analysis_request(
+                user=request.user, cards=cards, mode=mode, side=side)
             # Embedded (eager, outside a transaction) it was computed just now.
             found = analysis.exact_analysis_cached(cards=cards, mode=mode, side=side)
         if found is None:

@@ -274,6 +274,19 @@ class ServerError(GameError):
     status = 500
 
 
+class OutcomeUnknown(GameError):
+    """The database failed while the change was committing, or after: it may
+    have been applied or not. Resending the message with the same id is
+    safe, and says which: applied once (``replayed`` if it had been)."""
+
+    code = "outcome_unknown"
+    default_detail = (
+        "The server lost its database connection while saving this, so it may or may not "
+        "have been applied. It is sent again with the same id."
+    )
+    status = 503
+
+
 def error_payload(exc: GameError) -> dict[str, Any]:
     """The wire shape of a domain error, for the socket and for REST alike."""
     return {"error": exc.code, "detail": exc.detail}

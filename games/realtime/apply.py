@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from django.db import InterfaceError, OperationalError, connection, transaction
 
 from .. import selectors, services, sql
-from ..engine.errors import IdReused, NotSeated, SessionEnded, TableNotFound
+from ..engine.errors import IdReused, NotSeated, OutcomeUnknown, SessionEnded, TableNotFound
 from . import message_ids, session
 from .messages import MESSAGES, Message
 
@@ -64,6 +64,10 @@ def message_apply(
     statement. When that first statement finds the thread's connection dead
     (PostgreSQL restarted), nothing has run: the message is applied once
     more on a new connection, as ``db_threads.reconnecting`` does for a read.
+    A failure from the COMMIT on (the database lost while committing, an
+    on-commit callback failing) raises ``OutcomeUnknown``: the change may
+    have committed, and only a resend with the same id can tell. A failure
+    before it rolled back: nothing changed.
 
     ``seat_id``: the seat the caller knows ``user`` holds (the socket's); a
     seat that turns out not to be ``user``'s refuses the message
@@ -104,23 +108,30 @@ def _applied(
     signed_in: session.SignedIn | None,
     seat_id: int | None,
 ) -> Applied:
-    with transaction.atomic():
-        claim = _Claim.of(message)
-        try:
-            opened, claimed = _open(table_id, signed_in, claim, seat_id)
-        except (InterfaceError, OperationalError) as exc:
-            raise _NotOpened(exc) from exc
-        seat = opened.seat_of(user)
-        if seat_id is not None and seat.pk != seat_id:
-            raise NotSeated()
-        if claim is not None and not claim.made(seat, claimed):
-            return Applied(REPLAYED, _views(opened, base_url))
-        # The views come from what the handler left, not from the database,
-        # so they are built before its writes go, with the COMMIT.
-        with sql.saves_then_commit():
-            result = handler(user, opened.table.pk, message.fields, opened)
-            views = _views(opened, base_url)
-        return Applied(result, views)
+    committing = False  # the change is made: its COMMIT is what runs next
+    try:
+        with transaction.atomic():
+            claim = _Claim.of(message)
+            try:
+                opened, claimed = _open(table_id, signed_in, claim, seat_id)
+            except (InterfaceError, OperationalError) as exc:
+                raise _NotOpened(exc) from exc
+            seat = opened.seat_of(user)
+            if seat_id is not None and seat.pk != seat_id:
+                raise NotSeated()
+            if claim is not None and not claim.made(seat, claimed):
+                return Applied(REPLAYED, _views(opened, base_url))
+            # The views come from what the handler left, not from the database,
+            # so they are built before its writes go, with the COMMIT.
+            with sql.saves_then_commit():
+                result = handler(user, opened.table.pk, message.fields, opened)
+                views = _views(opened, base_url)
+                committing = True
+            return Applied(result, views)
+    except Exception as exc:
+        if committing:
+            raise OutcomeUnknown() from exc
+        raise
 
 
 class _Claim(NamedTuple):

@@ -39,13 +39,22 @@ ended (``games.realtime.session``).
 
 Close codes: 4401 not signed in, or the session ended; 4403 no seat at this
 table (or no such table); 4429 too many sockets for this user, or too many
-messages.
+messages; 4500 a fault on the server (the database or the channel layer
+failed, a bug): reconnect.
+
+Faults: whatever ends a socket (its close, an exception anywhere in it, or
+daphne cancelling an instance that took too long to shut down), ``__call__``
+ends it the same way (``leave``): a close the client sees (4500 for a fault;
+never 1011, which autobahn refuses to send from a server), then the
+heartbeat stopped, the groups left and the presence row deleted (tried again
+while the database is away), in a task a cancellation does not cut short.
+So no socket stays open without a worker, and no heartbeat outlives its
+socket to keep it counted.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -61,6 +70,7 @@ from django.db import DatabaseError
 from .. import selectors
 from ..engine.errors import (
     GameError,
+    OutcomeUnknown,
     ServerError,
     SessionEnded,
     TooManyMessages,
@@ -76,7 +86,10 @@ log = logging.getLogger(__name__)
 CLOSE_NOT_SIGNED_IN = 4401
 CLOSE_NOT_SEATED = 4403
 CLOSE_TOO_MANY = 4429
-CLOSE_SERVER_ERROR = 1011
+# A fault on the server: the client reconnects. Not 1011: autobahn (daphne)
+# sends only 1000 or 3000-4999 from a server, and raises for anything else,
+# leaving the socket open.
+CLOSE_SERVER_ERROR = 4500
 # What a connected socket hands to its worker, in order: frames, and the
 # group events that read the database (``TableConsumer.dispatch``).
 QUEUED = frozenset(
@@ -86,9 +99,36 @@ QUEUED = frozenset(
 REASON_SESSION_ENDED = "Your session ended: sign in again."
 REASON_TOO_MANY_SOCKETS = "Too many table sockets open for this account."
 REASON_TOO_MANY_MESSAGES = "Too many messages too fast."
+REASON_SERVER_ERROR = "Server error: reconnecting."
 # Waits before a session check that failed on the database is tried again
 # (None: the last try, whose failure closes the socket as a server error).
 SESSION_CHECK_RETRIES = (0.05, 0.2, None)
+# How long a closing socket waits for a heartbeat already running on a
+# database thread (it could make the row again after the delete).
+BEAT_FINISH_SECONDS = 5.0
+# How long a closing socket's instance waits for its last work (under
+# daphne's --application-close-timeout, 10 s by default).
+LEAVE_WAIT_SECONDS = 5.0
+# The closing sockets' last work (``TableConsumer.leave``), kept referenced
+# until done: it outlives an instance daphne cancelled.
+LEAVING: set[asyncio.Task[None]] = set()
+# This process's closed sockets whose presence row may still be there (its
+# delete waits for the database): a connect deletes them before counting the
+# user's sockets, so a reconnect is not refused for a socket that is gone.
+GONE: set[str] = set()
+
+
+def retry_waits(first: float, most: float) -> Iterator[float]:
+    """Waits doubling from ``first``, each at most ``most``.
+
+    >>> waits = retry_waits(0.25, 2.0)
+    >>> [next(waits) for _ in range(6)]
+    [0.25, 0.5, 1.0, 2.0, 2.0, 2.0]
+    """
+    wait = first
+    while True:
+        yield wait
+        wait = min(wait * 2, most)
 
 def beat_delays(interval: float, rng: random.Random) -> Iterator[float]:
     """The waits before each heartbeat: the first a random part of
@@ -151,6 +191,25 @@ class TableConsumer(AsyncWebsocketConsumer):
     closing = False  # closed by the server: nothing more is handled
     inbox: asyncio.Queue[dict[str, Any] | None]
     worker: asyncio.Task[None] | None = None
+    beat_call: asyncio.Future[bool] | None = None  # a heartbeat's database call
+    present = False  # a presence row may exist for this socket
+    leaving: asyncio.Task[None] | None = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Channels' consumer, with every way out of it ending the socket.
+
+        An exception that escapes a handler ends Channels' loop (and, left to
+        daphne, the instance: the socket then stays open, answering nothing,
+        while the tasks it started run on). Here it closes the socket (4500)
+        instead. Then, however the loop ended (the client's close, a fault,
+        daphne's cancel of an instance slow to shut down), ``leave`` runs."""
+        try:
+            await super().__call__(scope, receive, send)
+        except Exception:
+            log.exception("table socket %s failed", getattr(self, "table_id", "?"))
+            await self.close_after_fault(reraise=True)
+        finally:
+            await self.leave()
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its check of old database connections
@@ -175,23 +234,32 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def work(self) -> None:
         """Handle the queued frames and events one at a time, until None.
-        Nothing is handled once the server closed the socket. A failure
-        closes the socket (1011), as it would end a consumer that handles
-        its messages inline."""
+        Nothing is handled once the server closed the socket. A failure (the
+        database or the channel layer away, a bug) closes the socket (4500):
+        the client reconnects and its first frame is the full state again.
+        The worker itself never dies of it: a socket whose worker had died
+        would stay open and never answer again."""
         while (message := await self.inbox.get()) is not None:
             if self.closing:
                 continue
             try:
                 await getattr(self, get_handler_name(message))(message)
+            except asyncio.CancelledError:
+                if current_cancelled():
+                    raise
+                # A cancellation that is not this task's own (inside a
+                # library): a fault like any other.
+                log.exception("table %s: handling %s cancelled", self.table_id, message["type"])
+                await self.close_after_fault()
             except Exception:
                 log.exception("table %s: handling %s failed", self.table_id, message["type"])
-                await self.close_with(CLOSE_SERVER_ERROR, "Server error.")
+                await self.close_after_fault()
 
     async def finish_work(self) -> None:
         """Let the worker handle what was queued before the close, then stop."""
         if self.worker is not None:
             self.inbox.put_nowait(None)
-            await self.worker
+            await asyncio.wait([self.worker])
 
     async def connect(self) -> None:
         user = self.scope.get("user")
@@ -216,11 +284,17 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.seat_id = seat.pk
         # The origin is exactly this site's (paigow_site.websocket_origin).
         self.base_url = dict(self.scope.get("headers") or []).get(b"origin", b"").decode("latin-1")
+        # Set before the call: a commit whose answer was lost leaves a row.
+        self.present = True
         try:
             await db(presence.presence_connect)(
-                table_id=self.table_id, seat_id=seat.pk, channel_name=self.channel_name
+                table_id=self.table_id,
+                seat_id=seat.pk,
+                channel_name=self.channel_name,
+                gone=tuple(GONE),
             )
         except TooManySockets:
+            self.present = False
             await self.close(code=CLOSE_TOO_MANY, reason=REASON_TOO_MANY_SOCKETS)
             return
         self.group = seat.table.group_name
@@ -244,29 +318,105 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.worker = asyncio.create_task(self.work())
 
     async def disconnect(self, code: int) -> None:
+        await self.leave()
+
+    async def leave(self) -> None:
+        """End what the socket started, once, however it ended (``__call__``
+        calls it again: it is done once). In its own task, so that daphne
+        cancelling a slow instance cannot cut it short, kept in ``LEAVING``
+        until it is done. The instance waits for it at most
+        ``LEAVE_WAIT_SECONDS`` (a row's delete may wait for the database
+        much longer), so daphne never has to kill it for that."""
+        if self.leaving is None:
+            self.leaving = asyncio.create_task(self.left())
+            LEAVING.add(self.leaving)
+            self.leaving.add_done_callback(LEAVING.discard)
+        if not current_cancelled():  # a cancelled instance ends now; the task runs on
+            await asyncio.wait([self.leaving], timeout=LEAVE_WAIT_SECONDS)
+
+    async def left(self) -> None:
+        """The worker handles what was queued and stops; the heartbeat stops
+        (a beat already on a database thread finishes first: it could make
+        the row again); the groups are left and the presence row deleted
+        (tried again while the database is away: a row of a closed socket
+        must not count against its user's sockets nor show its seat
+        connected); the other seat is told. Each step runs whatever the one
+        before met."""
+        self.mark_gone()
         await self.finish_work()
         if self.heartbeat is not None:
             self.heartbeat.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.heartbeat
+            await asyncio.wait([self.heartbeat])
+        if self.beat_call is not None:
+            await asyncio.wait([self.beat_call], timeout=BEAT_FINISH_SECONDS)
         if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            await self.channel_layer.group_discard(
-                self.seat_group(self.seat_number), self.channel_name
-            )
-            await self.channel_layer.group_discard(
-                session.user_group(self.user_id), self.channel_name
-            )
-            await db(presence.presence_disconnect)(channel_name=self.channel_name)
-            await self.tell_others()
+            for group in (
+                self.group, self.seat_group(self.seat_number), session.user_group(self.user_id)
+            ):
+                try:
+                    await self.channel_layer.group_discard(group, self.channel_name)
+                except Exception:  # the channel layer away: its groups expire
+                    log.warning("table %s: leaving %s failed", self.table_id, group, exc_info=True)
+        if self.present:
+            await self.presence_gone()
+            try:
+                await self.tell_others()
+            except Exception:  # the other seat's next heartbeat notices
+                log.warning("table %s: telling the close failed", self.table_id, exc_info=True)
+
+    async def presence_gone(self) -> None:
+        """Delete this socket's presence row, tried again while the database
+        is away, for at most ``PRESENCE_TTL_SECONDS``: by then the row (no
+        longer refreshed) has aged out and counts for nothing."""
+        deadline = time.monotonic() + settings.PRESENCE_TTL_SECONDS
+        try:
+            for wait in retry_waits(0.1, 1.0):
+                try:
+                    await db(presence.presence_disconnect)(channel_name=self.channel_name)
+                except DatabaseError:
+                    if time.monotonic() + wait > deadline:
+                        log.warning("table %s: presence row left to age out", self.table_id)
+                        return
+                    log.info("table %s: deleting presence failed; again in %ss",
+                             self.table_id, wait)
+                    await asyncio.sleep(wait)
+                else:
+                    self.present = False
+                    return
+        finally:
+            GONE.discard(self.channel_name)
+
+    def mark_gone(self) -> None:
+        """This socket is closed (or closing): its row no longer counts
+        (``GONE``)."""
+        if self.present:
+            GONE.add(self.channel_name)
+
+    async def close_after_fault(self, *, reraise: bool = False) -> None:
+        """Close the socket as a server fault (4500): the client reconnects.
+        ``reraise``: if even the close fails, let that failure escape the
+        instance, so that daphne closes the socket itself."""
+        self.closing = True
+        self.mark_gone()
+        try:
+            await self.close(code=CLOSE_SERVER_ERROR, reason=REASON_SERVER_ERROR)
+        except Exception:
+            log.exception("table socket: the close after a fault failed")
+            if reraise:
+                raise
 
     async def beat(self) -> None:
         """Keep this socket counted; send a fresh state when the other seat's
-        presence changed without a refresh (its process died)."""
+        presence changed without a refresh (its process died). Each beat's
+        database call is shielded, so that a closing socket can wait for it
+        (``left``)."""
         for delay in beat_delays(settings.PRESENCE_HEARTBEAT_SECONDS, random.Random()):
             await asyncio.sleep(delay)
             try:
-                connected = await db(self.keep_present, opens_with_read=True)()
+                self.beat_call = asyncio.ensure_future(
+                    db(self.keep_present, opens_with_read=True)()
+                )
+                connected = await asyncio.shield(self.beat_call)
                 if connected != self.other_connected:
                     await self.send_state()
             except SessionEnded as exc:
@@ -319,6 +469,7 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def close_with(self, code: int, reason: str) -> None:
         self.closing = True
+        self.mark_gone()
         await self.close(code=code, reason=reason)
 
     async def session_ended(self, event: dict[str, Any]) -> None:
@@ -394,10 +545,20 @@ class TableConsumer(AsyncWebsocketConsumer):
         except SessionEnded as exc:
             await self.end_session(exc, message.id)
             return
+        except OutcomeUnknown as exc:
+            # It may have committed: the client keeps the message and resends
+            # it, same id, on its next socket (this one is closed: its views
+            # may be stale, and its pushes were not sent).
+            log.warning("table %s: %s may have committed", self.table_id, message.type,
+                        exc_info=True)
+            await self.send_error(exc, message.id)
+            await self.close_after_fault()
+            return
         except GameError as exc:
             await self.send_error(exc, message.id)
             return
         except Exception:
+            # Raised before the COMMIT (``message_apply``): rolled back.
             log.exception("table %s: %s failed", self.table_id, message.type)
             await self.send_error(ServerError(), message.id)
             return
@@ -536,6 +697,13 @@ class TableConsumer(AsyncWebsocketConsumer):
         text = frame_text(payload)
         await self.send(text_data=text)
         return text
+
+
+def current_cancelled() -> bool:
+    """Whether the running task is being cancelled (not merely a
+    ``CancelledError`` raised inside a library it called)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 def frame_text(payload: dict[str, Any]) -> str:

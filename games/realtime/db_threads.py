@@ -124,18 +124,25 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
     a call that has not started and lets one that runs finish: a transaction
     is never cut short.
 
-    Like Channels' ``database_sync_to_async``, it drops a connection that
-    failed or outlived ``CONN_MAX_AGE`` before and after each call; unlike it,
-    Channels' test communicator does not switch that off, since these threads
-    never share a test's transaction.
+    Like Channels' ``database_sync_to_async``, it gives the connection back
+    after each call (to the process's pool on PostgreSQL, ``paigow_site.dbpool``:
+    a thread holds one only while a call runs, and the pool's bound covers the
+    sockets as it covers the pages); unlike it, Channels' test communicator
+    does not switch that off, since these threads never share a test's
+    transaction. A connection goes back idle and in autocommit whatever the
+    call did: Django rolls back an ``atomic`` block that raised (and
+    ``games.sql``'s own BEGIN ends with it), puts autocommit back as the
+    block ends, and drops a connection left otherwise
+    (``close_if_unusable_or_obsolete``); the pool rolls back one returned
+    inside a transaction all the same.
 
     ``opens_with_read``: ``func`` starts with a read run through
     ``reconnecting`` (the socket's session check does), or with
     ``apply.message_apply``, which runs itself again when its first statement
-    finds the connection dead. Django's health check,
-    a ``SELECT 1`` before each call's first statement (``CONN_HEALTH_CHECKS``),
-    is skipped for it: that read finds a dead connection itself, one round
-    trip fewer for every message and heartbeat.
+    finds the connection dead. Django's health check of a connection kept
+    between calls is skipped for it: that read finds a dead connection
+    itself. (A pooled connection is checked by the pool as it is lent, and
+    can still die between that check and the call's first statement.)
     """
 
     def call(*args: Any, **kwargs: Any) -> T:

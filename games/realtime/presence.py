@@ -8,6 +8,7 @@ connect takes the lock (``presence_connect``: which changes count it).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import timedelta
 from typing import Any
 
@@ -23,10 +24,14 @@ from ..services import table_lock
 from . import session
 
 
-def presence_connect(*, table_id: int, seat_id: int, channel_name: str) -> None:
-    """Count a newly opened socket of a seat; drop rows that aged out.
-    ``TooManySockets`` (nothing written) when its user already has
-    ``SOCKETS_PER_USER`` sockets counted, at any table.
+def presence_connect(
+    *, table_id: int, seat_id: int, channel_name: str, gone: Collection[str] = ()
+) -> None:
+    """Count a newly opened socket of a seat; drop rows that aged out, and
+    the rows of ``gone``: sockets the caller's process has closed whose own
+    delete has not been done yet (it is retried while the database is away),
+    so that they do not count. ``TooManySockets`` (nothing written) when its
+    user already has ``SOCKETS_PER_USER`` sockets counted, at any table.
 
     Under the table's lock, so it is ordered with the table's changes: a change
     either counts this socket among its seat's (and pushes it the new view,
@@ -36,6 +41,8 @@ def presence_connect(*, table_id: int, seat_id: int, channel_name: str) -> None:
     with transaction.atomic():
         table_lock(table_id)
         Presence.objects.filter(seat_id=seat_id, last_seen__lt=stale).delete()
+        if gone:
+            Presence.objects.filter(channel_name__in=gone).delete()
         _check_socket_count(seat_id, channel_name, stale)
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}

@@ -4,10 +4,14 @@ Practice has no stake, no ledger and no opponent hand: a ``PracticeHand``
 belongs to its player alone and never to a table, so nothing here touches
 chips, the history or the skill report. Each write is one transaction.
 
-The analysis (each setting's expected score, ``engine.practice``) is
-computed once per hand: by the background task the deal queues
-(``games.practice_analyse``; eager when embedded), or by the lock when the
-task has not run yet, so a lock never waits for a worker. It is sampled
+The analysis (each setting's expected score, ``engine.practice``, about
+180 ms of CPU) is computed once per hand, by the background task the deal
+queues on the analysis queue (``games.practice_analyse``; eager, in the
+deal's own commit, when embedded), never in a web process: a lock that comes
+before it is refused with ``PracticeAnalysing`` (the page locks again a
+moment later, and shows the result once the analysis is there), and queues
+it again if its task was lost. A deal takes one of the player's analysis
+slots (``services.analysis.analysis_budget_claim``). It is sampled
 (``PRACTICE_OPPONENTS`` opponents of the explorer's stream); ``hand_analysis``
 is the one place that chooses how a hand is analysed, so exact figures can
 replace the estimate there.
@@ -35,6 +39,7 @@ from ..engine import (
     sampled_analysis,
 )
 from ..engine.errors import (
+    GameError,
     InvalidSetting,
     PracticeAlreadyLocked,
     PracticeHandNotFound,
@@ -42,6 +47,17 @@ from ..engine.errors import (
 )
 from ..engine.practice import analysis_from_rows
 from ..models import PracticeHand
+from .analysis import analysis_budget_claim, analysis_budget_release
+
+
+class PracticeAnalysing(GameError):
+    """A lock that came before the hand's analysis (the page locks again)."""
+
+    code = "practice_analysing"
+    default_detail = (
+        "Your hand is still being analysed (it takes a moment): lock it again in a second."
+    )
+    retry_after = 1
 
 
 def practice_opponents() -> int:
@@ -72,19 +88,26 @@ def practice_deal(
 ) -> PracticeHand:
     """Deal the player a practice hand of a drill's family (``engine.drills``).
 
-    Raises ``UnknownDrill`` for a drill that does not exist."""
+    Raises ``UnknownDrill`` for a drill that does not exist, and
+    ``AnalysisBudgetSpent`` (nothing dealt) when the player has as many
+    analyses waiting, or dealt as many this minute, as one player may."""
     try:
         check_drill(drill)
     except ValueError as exc:
         raise UnknownDrill(str(exc)) from None
     cards = deal_drill(drill, rng or random.SystemRandom())
     guide = hand_guide(cards)
-    with transaction.atomic():
-        hand = PracticeHand.objects.create(
-            player=user, drill=drill, cards=" ".join(cards),
-            house_front=" ".join(guide.house_way.front), house_row=guide.row,
-        )
-        tasks.practice_analyse_later(hand_id=hand.pk)
+    slot = analysis_budget_claim(user_id=user.pk)
+    try:
+        with transaction.atomic():
+            hand = PracticeHand.objects.create(
+                player=user, drill=drill, cards=" ".join(cards),
+                house_front=" ".join(guide.house_way.front), house_row=guide.row,
+            )
+            tasks.practice_analyse_later(hand_id=hand.pk, slot=slot)
+    except BaseException:
+        analysis_budget_release(slot=slot)  # nothing was queued
+        raise
     return hand
 
 
@@ -110,9 +133,11 @@ def practice_lock(*, user: Any, hand_id: int, front: Any) -> PracticeHand:
 
     ``front`` is the two cards for the front (codes, a list or a string).
     Refuses another player's hand or a missing one (``PracticeHandNotFound``),
-    a hand already locked (``PracticeAlreadyLocked``) and a front that is not
-    two of the hand's cards (``InvalidSetting``). A foul may be locked: it is
-    practice, and the result says what it cost."""
+    a hand already locked (``PracticeAlreadyLocked``), a front that is not
+    two of the hand's cards (``InvalidSetting``) and a hand whose analysis
+    has not arrived yet (``PracticeAnalysing``: nothing changes; its task is
+    queued again if it was lost). A foul may be locked: it is practice, and
+    the result says what it cost."""
     hand = _own(user, hand_id)
     if hand.locked:
         raise PracticeAlreadyLocked()
@@ -122,15 +147,13 @@ def practice_lock(*, user: Any, hand_id: int, front: Any) -> PracticeHand:
         raise InvalidSetting(
             "Pick exactly two of your seven cards for the front, then lock."
         ) from None
-    fresh = None if hand.expected is not None else hand_analysis(hand.card_list)
+    if hand.expected is None:
+        tasks.practice_analyse_later(hand_id=hand.pk)  # unless queued a moment ago
+        raise PracticeAnalysing()
     with transaction.atomic():
         hand = _own(user, hand_id, lock=True)
         if hand.locked:
             raise PracticeAlreadyLocked()
-        if hand.expected is None and fresh is not None:
-            analysis, ms = fresh
-            hand.expected, hand.opponents = list(analysis.expected), analysis.opponents
-            hand.exact, hand.analysis_ms = analysis.exact, ms
         cost = decision_cost(stored_analysis(hand), chosen.front)
         hand.front = " ".join(cost.front)
         hand.best_front = " ".join(cost.best_front)

@@ -87,7 +87,7 @@ def test_the_beat_schedule_names_registered_tasks() -> None:
     schedule = settings.CELERY_BEAT_SCHEDULE
     assert {entry["task"] for entry in schedule.values()} == {
         "games.tables_close_idle", "games.invites_expire", "games.luck_audit",
-        "games.client_messages_forget", "games.decision_costs_sweep",
+        "games.client_messages_forget", "games.decision_costs_sweep", "games.luck_sweep",
     }
     for entry in schedule.values():
         assert entry["task"] in app.tasks

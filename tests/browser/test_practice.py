@@ -104,3 +104,40 @@ def test_a_locked_hand_reloaded_shows_its_result_and_a_second_lock_is_refused(
     answer = [again.status, again.json()]
     assert answer == [409, {"error": "practice_already_locked", "detail": (
         "You have already locked this practice hand: deal the next hand to practise again.")}]
+
+
+def test_a_lock_before_the_analysis_says_so_and_locks_again_until_it_is_there(
+    contexts: Any, site: str
+) -> None:
+    """The hand's analysis comes from a worker a moment after the deal: a
+    lock that comes first is refused ("practice_analysing"), and the page
+    locks again every second, saying so, then shows the result."""
+    context = contexts(**VIEWPORTS["desktop"])
+    page = context.new_page()
+    sign_up(page, site)
+    page.goto(f"{site}/practice/")
+    page.get_by_role("button", name="Deal a hand").click()
+    page.wait_for_url(re.compile(r"/practice/hands/\d+/$"))
+    expect(page.locator("#practice")).to_have_attribute("data-ready", "true")
+    refused: list[str] = []
+
+    def not_yet(route: Any) -> None:
+        if len(refused) < 2:  # the worker has not written it yet, twice
+            refused.append(route.request.url)
+            route.fulfill(status=409, content_type="application/json", body=json.dumps({
+                "error": "practice_analysing",
+                "detail": "Your hand is still being analysed (it takes a moment): lock it "
+                          "again in a second."}))
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/practice/hands/\d+/lock/$"), not_yet)
+    set_and_lock(page)
+    expect(page.get_by_role("button", name="Analysing your hand…")).to_be_visible()
+    see_result(page)
+    assert len(refused) == 2
+    expect(page.locator("#error")).to_be_hidden()
+    # The browser logs each refused fetch; those two are this test's own.
+    statuses = [e for e in context.console_errors if "409 (Conflict)" in e and "/lock/" in e]
+    assert len(statuses) == 2
+    context.console_errors[:] = [e for e in context.console_errors if e not in statuses]

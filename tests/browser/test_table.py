@@ -210,9 +210,11 @@ def test_rules_page_and_face_pack(page: Any, site: str) -> None:
     expect(page.locator("#cards svg.face")).to_have_count(7)
 
 
-def test_buttons_that_send_wait_while_the_socket_reconnects(page: Any, site: str) -> None:
-    """A dropped socket disables every button that sends a message until the
-    new socket has sent the table's state; then play goes on."""
+def test_a_button_pressed_while_the_socket_reconnects_waits_for_it(page: Any, site: str) -> None:
+    """A dropped socket: a Deal pressed before the new socket has sent the
+    table's state waits for it (said so, and nothing is pressed twice
+    meanwhile), then goes once it has; then play goes on. (Issue 45: before,
+    every button that sends was disabled meanwhile and a press was lost.)"""
     sockets: list[Any] = []
     hold = {"on": False}
 
@@ -229,21 +231,28 @@ def test_buttons_that_send_wait_while_the_socket_reconnects(page: Any, site: str
 
     hold["on"] = True
     sockets[-1].close(code=4000)
-    expect(page.locator("#connection")).to_have_text("Connection lost: reconnecting…")
-    expect(deal_button).to_be_disabled()
+    connection = page.locator("#connection")
+    expect(connection).to_have_text("Connection lost: reconnecting…")
     for _ in range(100):  # the page reconnects after half a second
         if len(sockets) >= 2:
             break
         page.wait_for_timeout(100)
     assert len(sockets) == 2
     page.wait_for_timeout(300)
-    expect(deal_button).to_be_disabled()  # open, but no state from the server yet
+    page.get_by_label("Stake").fill("20")
+    deal_button.click()  # open, but no state from the server yet
+    expect(page.locator("#waiting")).to_have_text("Deal will be sent when you are back.")
+    expect(deal_button).to_be_disabled()
+    page.wait_for_timeout(300)
+    expect(page.locator("#cards button.card")).to_have_count(0)
 
     hold["on"] = False
     sockets[-1].close(code=4000)
-    expect(page.locator("#connection")).to_have_text("Connected")
-    expect(deal_button).to_be_enabled()
-    deal(page)
+    expect(connection).to_have_text("Connected again.")
+    expect(page.locator("#cards button.card")).to_have_count(7)
+    expect(page.locator("#commitment")).to_contain_text("Deal 1 · stake 20")
+    expect(page.locator("#waiting")).to_be_hidden()
+    expect(connection).to_have_text("Connected")
 
 
 def test_a_luck_estimate_finished_while_offline_is_stored_after_the_reconnect(

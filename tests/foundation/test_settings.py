@@ -121,3 +121,66 @@ def test_a_bad_debug_flag_is_an_error_not_a_guess(clean_env: dict[str, str]) -> 
     result = run_python("import django; django.setup()", {**clean_env, "DJANGO_DEBUG": "maybe"})
     assert result.returncode != 0
     assert "DJANGO_DEBUG" in result.stderr
+
+
+POOL_SETTINGS = (
+    "import json, django; django.setup(); from django.conf import settings as s;"
+    "d = s.DATABASES['default'];"
+    "print(json.dumps({'max_age': d['CONN_MAX_AGE'], 'checks': d['CONN_HEALTH_CHECKS'],"
+    " 'pool': d['OPTIONS']['pool'], 'body': s.REQUEST_BODY_MAX_BYTES}))"
+)
+POSTGRES = "postgres://postgres@127.0.0.1:5432/paigow"
+
+
+def test_postgresql_connections_come_from_a_bounded_checked_pool(
+    clean_env: dict[str, str],
+) -> None:
+    result = run_python(POOL_SETTINGS, {**clean_env, "DATABASE_URL": POSTGRES})
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    # Borrowed per request or socket call and given back: nothing kept per thread.
+    assert seen["max_age"] == 0
+    # Checked as it is lent, so a PostgreSQL restart hands out no dead one.
+    assert seen["checks"] is True
+    assert seen["pool"] == {"min_size": 2, "max_size": 10, "timeout": 5.0, "max_idle": 60.0}
+
+
+def test_the_pool_is_sized_from_the_environment(clean_env: dict[str, str]) -> None:
+    env = {
+        **clean_env,
+        "DATABASE_URL": POSTGRES,
+        "DB_POOL_MIN_SIZE": "1",
+        "DB_POOL_MAX_SIZE": "4",
+        "DB_POOL_TIMEOUT_SECONDS": "2.5",
+        "DB_POOL_MAX_IDLE_SECONDS": "30",
+        "REQUEST_BODY_MAX_BYTES": "5000",
+    }
+    result = run_python(POOL_SETTINGS, env)
+    assert result.returncode == 0, result.stderr
+    seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["pool"] == {"min_size": 1, "max_size": 4, "timeout": 2.5, "max_idle": 30.0}
+    assert seen["body"] == 5000
+
+
+@pytest.mark.parametrize("extra", [{"DB_CONN_MAX_AGE": "60"}, {"DB_POOL_MIN_SIZE": "11"}])
+def test_a_leaking_or_impossible_pool_setting_is_refused_loudly(
+    extra: dict[str, str], clean_env: dict[str, str]
+) -> None:
+    env = {**production_env(clean_env), "DATABASE_URL": POSTGRES, **extra}
+    result = run_python("import django; django.setup()", env)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert next(iter(extra)) in result.stderr
+
+
+def test_check_deploy_is_clean_with_the_pool(clean_env: dict[str, str]) -> None:
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=REPO,
+        env={**production_env(clean_env), "DATABASE_URL": POSTGRES},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout

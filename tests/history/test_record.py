@@ -200,6 +200,7 @@ def test_practice_is_in_the_record_apart_from_the_tables(player: Any, settings: 
     settings.PRACTICE_OPPONENTS = 500
     for seed in (1, 2):
         hand = services.practice_deal(user=player, drill="two-pair", rng=random.Random(seed))
+        services.practice_analyse(hand_id=hand.pk)  # what the deal's task does
         services.practice_lock(user=player, hand_id=hand.pk,
                                front=list(house_way(hand.cards).setting.front))
     practice = client_for(player).get("/api/record/").json()["practice"]

@@ -10,6 +10,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
+from games import services
 from games.engine import house_way
 from games.models import PracticeHand
 
@@ -36,6 +37,7 @@ def deal_two_pair(client: Client) -> PracticeHand:
     hw = house_way(TWO_PAIR)
     PracticeHand.objects.filter(pk=hand.pk).update(
         cards=TWO_PAIR, house_front=" ".join(hw.setting.front), house_row=hw.row)
+    services.practice_analyse(hand_id=hand.pk)  # what the deal's task does
     return hand
 
 

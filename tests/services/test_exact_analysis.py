@@ -80,13 +80,18 @@ def test_a_second_store_of_the_same_class_does_not_fail(
 
 
 def test_a_request_queues_the_class_only_when_it_is_not_cached(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, player: Any,
 ) -> None:
     queued: list[dict[str, str]] = []
     monkeypatch.setattr(analysis.tasks, "exact_analyse_later", lambda **kw: queued.append(kw))
-    assert analysis.exact_analysis_request(cards=HAND, mode="friend", side="player") is True
-    # The task is told the class's representative, never the hand itself.
+    assert analysis.exact_analysis_request(
+        user=player, cards=HAND, mode="friend", side="player") is True
+    # The task is told the class's representative, never the hand itself, and
+    # the player's analysis slot it gives back.
+    slot = queued[0].pop("slot")
     assert queued == [{"cards": engine.canonical(HAND)[0], "mode": "friend", "side": "player"}]
+    assert slot.endswith(f"-slot:{player.pk}:0")
     analysis.exact_analysis_compute(cards=SAME_CLASS, mode="friend", side="player")
-    assert analysis.exact_analysis_request(cards=HAND, mode="friend", side="player") is False
+    assert analysis.exact_analysis_request(
+        user=player, cards=HAND, mode="friend", side="player") is False
     assert len(queued) == 1

@@ -34,12 +34,16 @@ def few_opponents(settings: Any) -> None:
     settings.PRACTICE_OPPONENTS = FEW
 
 
-def dealt(user: User, cards: str = TWO_PAIR, drill: str = "two-pair") -> PracticeHand:
-    """A practice hand of known cards (a dealt one, its cards replaced)."""
+def dealt(user: User, cards: str = TWO_PAIR, drill: str = "two-pair", *,
+          analysed: bool = True) -> PracticeHand:
+    """A practice hand of known cards (a dealt one, its cards replaced), with
+    its analysis (what the deal's task stores) unless ``analysed`` is False."""
     hand = services.practice_deal(user=user, drill=drill, rng=random.Random(1))
     hw = house_way(cards)
     PracticeHand.objects.filter(pk=hand.pk).update(
         cards=cards, house_front=" ".join(hw.setting.front), house_row=hw.row)
+    if analysed:
+        services.practice_analyse(hand_id=hand.pk)
     hand.refresh_from_db()
     return hand
 
@@ -52,6 +56,7 @@ def test_a_deal_is_a_hand_of_its_drill_with_its_house_way(player: User) -> None:
 
 def test_practice_touches_no_table_seat_deal_hand_ledger_or_report(player: User) -> None:
     hand = services.practice_deal(user=player, drill="any")
+    services.practice_analyse(hand_id=hand.pk)
     services.practice_lock(user=player, hand_id=hand.pk, front=list(hand.card_list[:2]))
     counts = [m.objects.count() for m in (Table, Seat, Deal, Hand, LedgerEntry, ReportBucket)]
     assert counts == [0, 0, 0, 0, 0, 0]
@@ -72,7 +77,7 @@ def test_the_deal_queues_its_analysis_once_it_commits(
 
 
 def test_the_analysis_task_writes_once(player: User) -> None:
-    hand = dealt(player)
+    hand = dealt(player, analysed=False)
     assert tasks.practice_analyse.apply(args=[hand.pk]).get() is True
     assert services.practice_analyse(hand_id=hand.pk) is False
 
@@ -96,16 +101,30 @@ def test_the_house_way_of_the_two_pair_lesson_is_at_the_best(player: User) -> No
 
 def test_a_lock_uses_the_analysis_the_deal_already_stored(player: User) -> None:
     hand = dealt(player)
-    services.practice_analyse(hand_id=hand.pk)
     PracticeHand.objects.filter(pk=hand.pk).update(analysis_ms=123_456)
     locked = services.practice_lock(user=player, hand_id=hand.pk, front="8c 8d")
     assert locked.analysis_ms == 123_456
 
 
-def test_a_lock_without_an_analysis_analyses_the_hand_itself(player: User) -> None:
-    hand = dealt(player)
-    locked = services.practice_lock(user=player, hand_id=hand.pk, front="8c 8d")
-    assert (locked.opponents, len(locked.expected)) == (FEW, 21)
+def test_a_lock_before_the_analysis_is_refused_and_queues_it_again_never_computing_it(
+    player: User, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Callable[..., Any],
+) -> None:
+    """The analysis (180 ms of CPU at 20,000 opponents) never runs in the
+    web process: a lock that comes first is refused, changes nothing, and
+    queues the hand's analysis again (its task may have been lost)."""
+    hand = dealt(player, analysed=False)
+    queued: list[int] = []
+    monkeypatch.setattr(tasks.practice_analyse, "delay",
+                        lambda hand_id, **_: queued.append(hand_id))
+    monkeypatch.setattr(services.practice, "hand_analysis",
+                        lambda cards: pytest.fail("the lock analysed the hand itself"))
+    with django_capture_on_commit_callbacks(execute=True), pytest.raises(
+        services.practice.PracticeAnalysing, match="still being analysed"
+    ):
+        services.practice_lock(user=player, hand_id=hand.pk, front="8c 8d")
+    hand.refresh_from_db()
+    assert (hand.locked_at, hand.expected, queued) == (None, None, [hand.pk])
 
 
 def test_a_foul_may_be_locked_and_gives_up_the_whole_best_score(player: User) -> None:
@@ -153,7 +172,6 @@ def test_a_front_that_is_not_two_of_the_hand_is_refused(player: User, front: Any
 
 def test_a_lock_is_one_transaction_that_locks_the_hand_row(player: User) -> None:
     hand = dealt(player)
-    services.practice_analyse(hand_id=hand.pk)
     with CaptureQueriesContext(connection) as queries:
         services.practice_lock(user=player, hand_id=hand.pk, front="8c 8d")
     writes = [q["sql"] for q in queries if q["sql"].startswith("UPDATE")]

@@ -56,7 +56,11 @@ print(json.dumps(out))
 
 
 class Site:
-    """One daphne process that can be killed and started again on the same port."""
+    """One daphne process that can be killed and started again on the same port.
+    ``module``: what runs it (``paigow_site.server`` is daphne as production
+    starts it)."""
+
+    module = "daphne"
 
     def __init__(self, env: dict[str, str], log: Path) -> None:
         self.env, self.log = env, log
@@ -67,7 +71,7 @@ class Site:
     def start(self) -> None:
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(self.port),
+                [sys.executable, "-m", self.module, "-b", "127.0.0.1", "-p", str(self.port),
                  "paigow_site.asgi:application"],
                 cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                 start_new_session=True,

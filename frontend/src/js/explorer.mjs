@@ -96,6 +96,24 @@ const score = (x) => (Number.isFinite(x) ? x.toFixed(3) : "–");
 /** A difference in words' numbers: "0.012", "−0.004" (a true minus sign). */
 const diff = (x) => (x < 0 ? `−${score(-x)}` : score(x));
 
+/** A hand's cards in a line of text, ranks together, high to low: "A♠ A♥ 9♣". */
+const hand = (cards) => byRank(cards).map(shortCard).join(" ");
+
+/** A setting in a phone's compact row: the two hands on one line, the
+ * verdict, the expected score, the wins/pushes/losses and the notes; the hand
+ * names and the intervals in `details`, shown on demand. */
+function compactRow(setting, { verdict, score: expected, counts, notes, details }) {
+  return {
+    front: hand(codes(setting.front)),
+    back: hand(codes(setting.back)),
+    verdict,
+    score: expected,
+    counts: `W/P/L ${counts}`,
+    notes: notes.join(", "),
+    details: [`Front: ${lower(setting.front_name)}`, `Back: ${lower(setting.back_name)}`, ...details],
+  };
+}
+
 export const CAPTION = "Expected score (win 1, push ½, loss 0) of each setting against the same opponents, with its 95% interval";
 
 /** The sentence above the table: how many opponents so far, and whether it goes on. */
@@ -126,18 +144,26 @@ export function explorerModel(totals, state, { done = false } = {}) {
     const front = codes(s.front);
     const yours = sameSet(front, mine);
     const notes = [s.house_way && "house way", yours && "yours", s.foul && "foul"].filter(Boolean);
+    const interval = `${score(e.expected)} (${score(e.low)}–${score(e.high)})`;
     return {
       className: [e.standing, s.house_way && "house", yours && "yours"].filter(Boolean).join(" "),
       standing: e.standing,
       cells: [
         String(i + 1),
-        `${byRank(front).map(shortCard).join(" ")} · ${lower(s.front_name)}`,
-        `${byRank(codes(s.back)).map(shortCard).join(" ")} · ${lower(s.back_name)}`,
-        `${score(e.expected)} (${score(e.low)}–${score(e.high)})`,
+        `${hand(front)} · ${lower(s.front_name)}`,
+        `${hand(codes(s.back))} · ${lower(s.back_name)}`,
+        interval,
         standingText(e),
         `${s.wins}/${s.pushes}/${s.losses}`,
         notes.join(", "),
       ],
+      compact: compactRow(s, {
+        verdict: e.standing === "best" ? "Best" : e.standing === "tied" ? "Tied" : `Behind by ${diff(e.behind)}`,
+        score: score(e.expected),
+        counts: `${s.wins}/${s.pushes}/${s.losses}`,
+        notes,
+        details: [`Expected score ${score(e.expected)}, 95% interval ${score(e.low)}–${score(e.high)}`, standingText(e)],
+      }),
     };
   }) : [];
   return { caption: CAPTION, status: statusText(totals, done), done, opponents: totals ? totals.stop : 0, rows };
@@ -184,18 +210,26 @@ export function exactModel(answer, state) {
     const front = codes(s.front);
     const yours = sameSet(front, mine);
     const notes = [k === 0 && "best", s.house_way && "house way", yours && "yours", s.foul && "foul"].filter(Boolean);
+    const counts = `${count(s.wins)} / ${count(s.pushes)} / ${count(s.losses)}`;
     return {
       className: [k === 0 ? "best" : "behind", s.house_way && "house", yours && "yours"].filter(Boolean).join(" "),
       standing: k === 0 ? "best" : "behind",
       cells: [
         String(k + 1),
-        `${byRank(front).map(shortCard).join(" ")} · ${lower(s.front_name)}`,
-        `${byRank(codes(s.back)).map(shortCard).join(" ")} · ${lower(s.back_name)}`,
+        `${hand(front)} · ${lower(s.front_name)}`,
+        `${hand(codes(s.back))} · ${lower(s.back_name)}`,
         s.expected.toFixed(3),
         exactStandingText(k, best, s.expected),
-        `${count(s.wins)} / ${count(s.pushes)} / ${count(s.losses)}`,
+        counts,
         notes.join(", "),
       ],
+      compact: compactRow(s, {
+        verdict: k === 0 ? "Best" : `Gives up ${givesUp(best, s.expected)}`,
+        score: s.expected.toFixed(3),
+        counts,
+        notes: notes.filter((note) => note !== "best"),
+        details: [`Exact expected score ${s.expected.toFixed(3)}`, exactStandingText(k, best, s.expected)],
+      }),
     };
   });
   const house = answer.settings.findIndex((s) => s.house_way);
@@ -206,6 +240,7 @@ export function exactModel(answer, state) {
     status: `Exact over all ${count(answer.opponents)} opponent hands: ${houseWords}.`,
     done: true, opponents: answer.opponents, rows, headers: EXACT_HEADERS,
     tableClass: "exact-table", statusClass: "exact-status", label: "The 21 settings' exact figures, scrollable",
+    listLabel: "The 21 settings' exact figures, best first",
   };
 }
 
@@ -318,5 +353,48 @@ export function renderExplorer(doc, out, model) {
   wrap.setAttribute("role", "region");
   wrap.setAttribute("aria-label", model.label ?? "The 21 settings, scrollable");
   wrap.append(table);
-  out.replaceChildren(status, wrap);
+  out.replaceChildren(status, wrap, compactList(doc, model));
+}
+
+/** The same rows for a phone (table.css shows one or the other by width):
+ * a list, one compact row a setting, its details a tap away. */
+function compactList(doc, model) {
+  const span = (className, text) => {
+    const node = doc.createElement("span");
+    node.className = className;
+    node.textContent = text;
+    return node;
+  };
+  const box = doc.createElement("div");
+  box.className = "explorer-compact";
+  const caption = doc.createElement("p");
+  caption.className = "explorer-caption";
+  caption.textContent = model.caption;
+  const list = doc.createElement("ol");
+  list.className = "explorer-list";
+  list.setAttribute("aria-label", model.listLabel ?? "The 21 settings, best first");
+  for (const { className, compact: row } of model.rows) {
+    const item = doc.createElement("li");
+    if (className) item.className = className;
+    const details = doc.createElement("details");
+    const summary = doc.createElement("summary");
+    const hands = span("xl-hands", "");
+    hands.append(span("xl-part", "Front "), span("xl-cards", row.front), span("xl-part", " · Back "), span("xl-cards", row.back));
+    const line = span("xl-line", "");
+    line.append(span("xl-verdict", row.verdict), ` · expected ${row.score} · `, span("xl-counts", row.counts));
+    summary.append(hands, line);
+    if (row.notes) summary.append(span("xl-notes", row.notes));
+    const more = doc.createElement("ul");
+    more.className = "xl-details";
+    for (const text of row.details) {
+      const li = doc.createElement("li");
+      li.textContent = text;
+      more.append(li);
+    }
+    details.append(summary, more);
+    item.append(details);
+    list.append(item);
+  }
+  box.append(caption, list);
+  return box;
 }

@@ -78,8 +78,28 @@ async function post(url, body) {
     headers: { Accept: "application/json", "X-CSRFToken": csrf() },
   });
   const answer = await response.json().catch(() => ({ detail: "The server did not answer: try again." }));
-  if (!response.ok) throw new Error(answer.detail || "That did not work: try again.");
+  if (!response.ok) {
+    throw Object.assign(new Error(answer.detail || "That did not work: try again."), { code: answer.error });
+  }
   return answer;
+}
+
+// A lock that comes before the hand's analysis (a worker computes it, a
+// moment after the deal) is refused with "practice_analysing": lock again
+// every second, saying so, until the analysis is there (a minute at most).
+const ANALYSING_TRIES = 60;
+
+async function postLock(url, body) {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await post(url, body);
+    } catch (error) {
+      if (error.code !== "practice_analysing" || tries >= ANALYSING_TRIES) throw error;
+      el.error.hidden = true;
+      el.lock.textContent = "Analysing your hand…";
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
 }
 
 function showResult() {
@@ -107,13 +127,15 @@ async function lock(event) {
   for (const code of selected) body.append("front", code);
   sending = true;
   render();
+  const label = el.lock.textContent;
   try {
-    view = await post(view.urls.lock, body);
+    view = await postLock(view.urls.lock, body);
     selected = [];
     showResult();
   } catch (error) {
     showError(error.message);
   } finally {
+    el.lock.textContent = label;
     sending = false;
     render();
   }

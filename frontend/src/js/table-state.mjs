@@ -124,8 +124,14 @@ export function stillAsked(asked, state, choices) {
 
 // ---------------------------------------------------------------- what the page shows
 
+// The socket as the page tells it (table-transport.mjs statuses): `link` is
+// {status, back, waiting}: the transport's last status ("connecting" before
+// the first frame, "live" from it), whether it is live again after a drop (said
+// for a moment), and the names of the actions pressed and not answered yet.
 export const CONNECTION = {
+  connecting: "Connecting…",
   lost: "Connection lost: reconnecting…",
+  offline: "You are offline: the table reconnects when you are back.",
   reconnecting: "Reconnecting…",
   signed_out: "Signed out: sign in again to play.",
   too_many_sockets: "Too many table pages are open: close one, then reload this page.",
@@ -133,16 +139,37 @@ export const CONNECTION = {
   no_seat: "You do not have a seat at this table.",
 };
 
-/** The connection line once a frame is in (null: leave it as it is). */
-export function connectionText(state, live) {
-  if (state.table.status === "waiting") return "Waiting for your friend to join this table.";
-  return live ? "Connected" : null;
+/** Statuses after which no socket is opened again: nothing pressed can be sent. */
+export const FINAL = new Set(["signed_out", "too_many_sockets", "too_many_messages", "no_seat"]);
+
+/** How long "Connected again." stays before it is just "Connected" (ms). */
+export const BACK_MS = 4000;
+
+export const freshLink = () => ({ status: "connecting", back: false, waiting: [] });
+
+/** The connection line: {text, down}; `down` while the page cannot reach the table. */
+export function connectionLine(state, link) {
+  if (link.status !== "live") return { text: CONNECTION[link.status], down: link.status !== "connecting" };
+  if (state.table.status === "waiting") return { text: "Waiting for your friend to join this table.", down: false };
+  return { text: link.back ? "Connected again." : "Connected", down: false };
 }
 
-/** The buttons that send a message wait for a live socket; Lock also needs two cards. */
-export function controls(state, choices, live) {
-  const lock = !live ? true : choosing(state) ? choices.selected.length !== 2 : null; // null: unchanged
-  return { sending: !live, lock };
+/** What was pressed while the table cannot be reached, and when it goes ("" for nothing). */
+export function waitingText(link) {
+  if (link.status === "live" || FINAL.has(link.status) || !link.waiting.length) return "";
+  const names = [...new Set(link.waiting)].join(" and ");
+  return link.status === "connecting"
+    ? `${names} will be sent as soon as the table is connected.`
+    : `${names} will be sent when you are back.`;
+}
+
+/** An action pressed while the table cannot be reached waits for it (the
+ * transport keeps it); meanwhile nothing else that sends is pressed, and
+ * nothing is once the connection closed for good. Lock also needs two cards. */
+export function controls(state, choices, link) {
+  const held = FINAL.has(link.status) || (link.status !== "live" && link.waiting.length > 0);
+  const lock = held ? true : choosing(state) ? choices.selected.length !== 2 : null; // null: unchanged
+  return { sending: held, lock };
 }
 
 /** The betting row: each text, or null when hidden. */
@@ -354,6 +381,12 @@ export function luck(state, choices, engine) {
   return { ask: true, text: `Luck: simulating ${LUCK_SAMPLES} opponents…` };
 }
 
+/** What a luck figure means (rules §6: luck = 1 + 9 × the expected score
+ * against 120 random opponents, both set by the house way), shown with it. */
+export const LUCK_SCALE = `Luck runs from 1 to 10: how these seven cards fare against ${LUCK_SAMPLES} random `
+  + "opponents, both set by the house way, before any decision. 1 loses to them all, 10 beats them all, "
+  + "5.5 is an even deal.";
+
 /** Said once when the engine worker could not load (or was refused): what still works, what waits. */
 export const ENGINE_UNAVAILABLE = "The engine did not load on this device: you can play on (hand names, "
   + "foul warnings, House way and coaching all work), and luck and the setting explorer will run "
@@ -366,7 +399,7 @@ export function sessionText(state) {
   const s = state.session;
   if (!s || !s.hands) return "No hands revealed yet.";
   const luckText = s.luck_average
-    ? `Luck average ${s.luck_average} (${plural(s.luck_count, "estimate")})` : "Luck average: none yet";
+    ? `Luck average ${s.luck_average} on the 1–10 scale (${plural(s.luck_count, "estimate")})` : "Luck average: none yet";
   return `${luckText} · Skill total ${signed(s.skill_total)} over ${plural(s.hands, "hand")}`
     + ` (mean ${signed(s.skill_mean, { digits: 2 })} per hand)`;
 }

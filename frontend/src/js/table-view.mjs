@@ -1,7 +1,7 @@
 // The table page's DOM (games/templates/games/table.html): draws what
-// table-state.mjs says the page shows. `page` is {state, choices, live,
-// engineReady, faces}: the server's frame, the page's choices, whether the
-// socket is live, whether the engine answers, and the picture pack's URL ("": the
+// table-state.mjs says the page shows. `page` is {state, choices, link,
+// engineReady, faces}: the server's frame, the page's choices, the socket
+// (table-state.mjs, freshLink), whether the engine answers, and the picture pack's URL ("": the
 // built-in faces). It sends nothing and asks the engine nothing (table.mjs does).
 
 import { buttonName, byRank, face, isRed } from "./cards.mjs";
@@ -18,7 +18,7 @@ function para(text, className = "") {
 export function createView(doc = document) {
   const $ = (id) => doc.getElementById(id);
   const el = {
-    root: $("table"), connection: $("connection"),
+    root: $("table"), connectionBar: $("connection-bar"), connection: $("connection"), waiting: $("waiting"),
     alert: $("alert"), alertText: $("alert-text"), lockAnyway: $("lock-anyway"),
     betting: $("betting"), stakeForm: $("stake-form"), stake: $("stake"),
     proposal: $("proposal"), acceptStake: $("accept-stake"), dealAgreed: $("deal-agreed"), rebet: $("rebet"),
@@ -27,8 +27,8 @@ export function createView(doc = document) {
     frontLabel: $("front-label"), backLabel: $("back-label"), engineStatus: $("engine-status"),
     engineNote: $("engine-note"),
     otherSetting: $("other-setting"), otherState: $("other-state"), otherTitle: $("other-title"),
-    result: $("result"), luck: $("luck"), finished: $("finished"), commitment: $("commitment"),
-    session: $("session-text"), coach: $("coach-compare"),
+    result: $("result"), luck: $("luck"), luckScale: $("luck-scale"), finished: $("finished"), commitment: $("commitment"),
+    session: $("session-text"), coach: $("coach-compare"), coachSlot: $("coach-slot"),
     explorer: $("explorer"), explore: $("explore"), explorerOut: $("explorer-out"),
     explorerExact: $("explorer-exact"),
     invite: $("invite"), inviteButton: $("invite-button"), inviteBox: $("invite-box"),
@@ -84,12 +84,21 @@ export function createView(doc = document) {
     return backs;
   }
 
-  function showConnection(text) {
-    if (text !== null) el.connection.textContent = text;
+  /** The connection line, and what waits to be sent (a bar that stays in
+   * view while the table cannot be reached). */
+  function renderLink(page) {
+    const { text, down } = shows.connectionLine(page.state, page.link);
+    if (el.connection.textContent !== text) el.connection.textContent = text;
+    el.connectionBar.classList.toggle("down", down);
+    const waiting = shows.waitingText(page.link);
+    if (el.waiting.textContent !== waiting) el.waiting.textContent = waiting;
+    el.waiting.hidden = !waiting;
   }
 
   function renderControls(page) {
-    const { sending, lock } = shows.controls(page.state, page.choices, page.live);
+    renderLink(page);
+    const { sending, lock } = shows.controls(page.state, page.choices, page.link);
+    if (shows.choosing(page.state)) el.houseWay.disabled = sending || !shows.houseWay(page.state);
     const buttons = [
       el.stakeForm.querySelector("button[type=submit]"), el.acceptStake, el.dealAgreed, el.rebet,
       el.lockAnyway, el.inviteButton, el.inviteNew, el.inviteWithdraw,
@@ -201,7 +210,6 @@ export function createView(doc = document) {
     el.cards.hidden = !choosing;
     if (choosing) {
       renderCards(page);
-      el.houseWay.disabled = !shows.houseWay(state);
       const reason = shows.houseReason(state, choices);
       if (reason) {
         el.houseReason.hidden = false;
@@ -246,14 +254,33 @@ export function createView(doc = document) {
     }
   }
 
+  /** The luck line; with a figure in it, what the scale means below it. */
   function showLuck({ text, mark }) {
     el.luck.textContent = text;
     if (mark) el.luck.dataset.state = mark;
+    el.luckScale.textContent = shows.LUCK_SCALE;
+    el.luckScale.hidden = !mark;
   }
 
   function showCoach(lines) {
     el.coach.replaceChildren(...lines.map(([text, className]) => para(text, className)));
   }
+
+  // The coaching comparison ("Your front gains…") lives in the coaching panel
+  // beside the table; where the layout is one column (table.css/site.css: below
+  // 900 px) that panel is far below, so while the cards are set it moves next
+  // to them, and back once they are locked.
+  const oneColumn = doc.defaultView?.matchMedia?.("(max-width: 899px)") ?? null;
+  const coachHome = { parent: el.coach.parentNode, next: el.coach.nextSibling };
+  let placedFor = null; // the page last placed for, to place again when the width changes
+
+  function placeCoach(page) {
+    placedFor = page;
+    const byCards = Boolean(oneColumn?.matches && shows.choosing(page.state));
+    if (byCards && el.coach.parentNode !== el.coachSlot) el.coachSlot.append(el.coach);
+    if (!byCards && el.coach.parentNode !== coachHome.parent) coachHome.parent.insertBefore(el.coach, coachHome.next);
+  }
+  oneColumn?.addEventListener("change", () => placedFor && placeCoach(placedFor));
 
   function renderExplorer(page) {
     const deal = page.state.deal;
@@ -384,11 +411,11 @@ export function createView(doc = document) {
     $("other-with5-label").textContent = `${seats.other.name || "Friend"} with 5%`;
     el.otherTitle.textContent = seats.other.name || "Your friend";
     el.finished.hidden = table.status !== "finished";
-    showConnection(shows.connectionText(page.state, page.live));
     renderInvite(page);
     renderBetting(page);
     renderOther(page);
     renderHand(page);
+    placeCoach(page);
     renderResult(page);
     el.session.textContent = shows.sessionText(page.state);
     renderExplorer(page);
@@ -398,7 +425,7 @@ export function createView(doc = document) {
   }
 
   return {
-    el, render, renderControls, renderAlert, renderInvite, showConnection, showLabels, showLuck,
+    el, render, renderControls, renderAlert, renderInvite, showLabels, showLuck,
     showCoach, explorerMessage, showExplorer, exactMessage, showExact, showEngine, focusLockAnyway, focusInvite,
     inviteChanged, follow,
   };

@@ -26,12 +26,13 @@ const facesUrl = el.root.dataset.facesUrl || "";
 const facesBase = () => (facesUrl && localStorage.getItem(FACES_KEY) === "pack" ? facesUrl : "");
 
 // Everything the page knows: the server's last frame, the page's choices for
-// the deal in view, whether the socket is live, the engine ("loading", "ready"
+// the deal in view, the socket (its status, and the actions pressed and not
+// yet answered: table-state.mjs, freshLink), the engine ("loading", "ready"
 // or "failed").
 const page = {
   state: JSON.parse(document.getElementById("table-state").textContent),
   choices: shows.freshChoices(),
-  live: false,
+  link: shows.freshLink(),
   engine: null,
   engineState: "loading",
   engineReady: false,
@@ -45,6 +46,7 @@ const timings = (window.paigowTimings = { engineReady: null, luck: null, explore
 // ---------------------------------------------------------------- socket
 
 const scheme = location.protocol === "https:" ? "wss" : "ws";
+let backTimer = null;
 const transport = createTransport({
   url: `${scheme}://${location.host}/ws/tables/${el.root.dataset.tableId}/`,
   onState(frame) {
@@ -54,22 +56,56 @@ const transport = createTransport({
       performance.mark("paigow-reveal"); // benchmarks/boot.py: reveal frame to luck shown
     }
     page.state = state;
-    page.live = true;
+    if (page.link.status !== "live") connected();
     page.choices = { ...page.choices, error: "" };
     render();
   },
   onError: (error) => refused(error),
   onStatus(status) {
-    page.live = false;
+    clearTimeout(backTimer);
+    page.link = { ...page.link, status, back: false };
     view.renderControls(page);
-    view.showConnection(shows.CONNECTION[status]);
   },
 });
 
+/** Live (again): after a drop, "Connected again." for a moment. */
+function connected() {
+  const back = page.link.status !== "connecting";
+  page.link = { ...page.link, status: "live", back };
+  if (!back) return;
+  clearTimeout(backTimer);
+  backTimer = setTimeout(() => {
+    page.link = { ...page.link, back: false };
+    view.renderControls(page);
+  }, shows.BACK_MS);
+}
+
+// What an action is called while it waits for the table ("Lock will be sent
+// when you are back"); messages not named here (luck, state) wait unsaid.
+const ACTIONS = {
+  deal: "Deal", accept_stake: "Accept stake", rebet: "Rebet", lock: "Lock",
+  invite_new: "New link", invite_revoke: "Withdraw",
+};
+
 /** Send a message; `then` gets the reply's state frame; a refusal is shown
- * unless its code is in `quiet`. */
-function send(message, { then = () => {}, quiet = [] } = {}) {
-  transport.send(message).then(then, (error) => refused(error, quiet));
+ * unless its code is in `quiet`. Until its answer comes, `action` names it
+ * (shown as waiting while the table cannot be reached). */
+function send(message, { then = () => {}, quiet = [], action = ACTIONS[message.type] } = {}) {
+  const answered = action ? waitFor(action) : () => {};
+  transport.send(message)
+    .finally(answered)
+    .then(then, (error) => refused(error, quiet));
+}
+
+function waitFor(action) {
+  page.link = { ...page.link, waiting: [...page.link.waiting, action] };
+  view.renderControls(page);
+  return () => {
+    const waiting = [...page.link.waiting];
+    waiting.splice(waiting.indexOf(action), 1);
+    page.link = { ...page.link, waiting };
+    view.renderControls(page);
+  };
 }
 
 function refused(error, quiet = []) {
@@ -251,7 +287,10 @@ function choose(choices) {
 
 el.cards.addEventListener("click", (event) => {
   const button = event.target.closest("button.card");
-  if (button) choose(shows.toggled(page.choices, page.state, button.dataset.code));
+  // A lock waiting to be sent holds the cards it names.
+  if (button && !page.link.waiting.includes(ACTIONS.lock)) {
+    choose(shows.toggled(page.choices, page.state, button.dataset.code));
+  }
 });
 
 if (el.facesChoice) {
@@ -271,7 +310,9 @@ el.stakeForm.addEventListener("submit", (event) => {
     return;
   }
   // Propose the stake; once it is agreed (at once in solo), deal.
+  const solo = page.state.table.mode === "solo";
   send({ type: "stake", amount }, {
+    action: solo ? ACTIONS.deal : "Your stake",
     then: (frame) => shows.dealsAfter("stake", frame, amount) && send({ type: "deal" }),
   });
 });

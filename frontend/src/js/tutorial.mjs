@@ -94,7 +94,7 @@ function inviteStep() {
 function stakeStep(state) {
   const how = solo(state)
     ? "Type a stake and press Deal: the dealer accepts any stake up to the smaller stack."
-    : "Propose a stake; once your friend accepts it, either of you presses Deal.";
+    : "Propose a stake, or accept your friend's: the cards are dealt as soon as a stake is accepted.";
   return {
     id: "stake", title: "The stake",
     lines: [
@@ -143,7 +143,7 @@ function choosingSteps(state) {
       id: "house", title: "What House way suggests",
       lines: [
         `House way sets ${lower(house.front_name)} in front and ${lower(house.back_name)} behind.`,
-        `Why (${house.row}): ${house.reason}`,
+        `Why (${house.row_words ?? house.row}): ${house.reason}`,
         solo(state)
           ? "The dealer sets by the house way too, and your decision skill is measured against it. Press House way to pick it, or pick your own."
           : "Your decision skill is measured against it. Press House way to pick it, or pick your own.",
@@ -180,9 +180,12 @@ export function revealStep(state) {
   const mine = deal.results.you;
   const theirs = deal.results.other;
   const who = solo(state) ? "the dealer's" : `${state.seats.other.name || "your friend"}'s`;
+  // A foul loses the whole bet: its parts are not played, so none is called a win.
+  const fouled = mine.foul || theirs.foul;
+  const part = (result) => (fouled ? "not played, a foul decides the deal" : partWord(state, result));
   const lines = [
-    `Front: your ${lower(mine.front_name)} against ${who} ${lower(theirs.front_name)}: ${partWord(state, mine.front_result)}.`,
-    `Back: your ${backOf(mine)} against ${who} ${backOf(theirs)}: ${partWord(state, mine.back_result)}.`,
+    `Front: your ${lower(mine.front_name)} against ${who} ${lower(theirs.front_name)}: ${part(mine.front_result)}.`,
+    `Back: your ${backOf(mine)} against ${who} ${backOf(theirs)}: ${part(mine.back_result)}.`,
   ];
   if (mine.foul) lines.push("Your setting fouled (the front beat the back), so it lost whatever the other side held.");
   else if (theirs.foul) lines.push("The other side fouled, so it lost the deal.");
