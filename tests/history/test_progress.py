@@ -129,6 +129,9 @@ def test_the_window_is_the_last_fifty_decisions(
                                   "house": shown(fmean(house[3:]))}
     (row,) = progress["by_row"]
     assert (row["words"], row["hands"]) == ("Three pairs", 53)
+    client = Client()
+    client.force_login(player)
+    assert "Over your last 50 decisions you gave up" in client.get("/record/").content.decode()
 
 
 def test_the_chart_draws_the_latest_decisions_with_the_window_before_them(
@@ -197,7 +200,7 @@ def test_the_record_page_draws_the_chart_and_says_the_rows(
     assert f"Two pair, split: you give up {shown(split_yours)} per hand over 1 hand" in text
     assert "Two pair, kept together: you give up 0.000 per hand over 2 hands" in text
     assert "1 deal still being costed exactly" in text
-    assert f"Over your last 3 decisions you gave up <strong>{shown(split_yours / 3)}</strong>" \
+    assert f"Over your 3 decisions so far you gave up <strong>{shown(split_yours / 3)}</strong>" \
         in text
     # The figures for screen readers: the latest decision's row.
     assert re.search(r"<th scope=\"row\">3</th><td class=\"num\">"
