@@ -232,6 +232,10 @@ class Hand(models.Model):
     cost_method = models.CharField(max_length=8, blank=True, default="")
     cost_opponents = models.PositiveIntegerField(null=True, blank=True)
     cost_at = models.DateTimeField(null=True, blank=True)
+    # What the house way itself gives up against the best on the same hand
+    # (best expected − the house way's), written with an exact cost only: it
+    # sets the player's cost beside the house way's (/record/).
+    cost_house_loss = models.DecimalField(max_digits=10, decimal_places=9, null=True, blank=True)
 
     class Meta:
         ordering = ("deal_id", "seat_number")
@@ -288,6 +292,11 @@ class Hand(models.Model):
                    & ((Q(cost_at_best=True) & Q(cost_loss=0))
                       | (Q(cost_at_best=False) & Q(cost_loss__gt=0)))),
                 name="hand_cost_exact_complete",
+            ),
+            models.CheckConstraint(
+                condition=Q(cost_house_loss__isnull=True)
+                | (Q(cost_method="exact") & Q(cost_house_loss__gte=0) & Q(cost_house_loss__lte=1)),
+                name="hand_cost_house_loss_exact",
             ),
         )
 
