@@ -7,6 +7,7 @@ through ``games.selectors``. The rules live in ``games.engine``.
 
 from __future__ import annotations
 
+import secrets
 import uuid
 from decimal import Decimal
 
@@ -231,6 +232,10 @@ class Hand(models.Model):
     cost_method = models.CharField(max_length=8, blank=True, default="")
     cost_opponents = models.PositiveIntegerField(null=True, blank=True)
     cost_at = models.DateTimeField(null=True, blank=True)
+    # What the house way itself gives up against the best on the same hand
+    # (best expected − the house way's), written with an exact cost only: it
+    # sets the player's cost beside the house way's (/record/).
+    cost_house_loss = models.DecimalField(max_digits=10, decimal_places=9, null=True, blank=True)
 
     class Meta:
         ordering = ("deal_id", "seat_number")
@@ -287,6 +292,11 @@ class Hand(models.Model):
                    & ((Q(cost_at_best=True) & Q(cost_loss=0))
                       | (Q(cost_at_best=False) & Q(cost_loss__gt=0)))),
                 name="hand_cost_exact_complete",
+            ),
+            models.CheckConstraint(
+                condition=Q(cost_house_loss__isnull=True)
+                | (Q(cost_method="exact") & Q(cost_house_loss__gte=0) & Q(cost_house_loss__lte=1)),
+                name="hand_cost_house_loss_exact",
             ),
         )
 
@@ -604,3 +614,183 @@ class ExactAnalysisCache(models.Model):
 
     def __str__(self) -> str:
         return f"Exact analysis {self.key}"
+
+
+# --- the review deck ----------------------------------------------------------
+
+
+class ReviewCard(models.Model):
+    """One of a player's costly decisions in their review deck (Leitner boxes,
+    ``games.services.review``): a revealed table hand (``hand``) or a locked
+    practice hand (``practice_hand``), exactly one, whose exact cost was at
+    least ``REVIEW_THRESHOLD``. ``cards``, ``mode``, ``front`` (the setting
+    then) and ``cost`` are copied from it once, at entry, so the deck and its
+    due count read this table alone; the seat is always a player's, so the
+    analysis's side is "player". ``box`` runs 1 (new, or missed) to 5; the
+    card is due from ``due``. ``last_front`` is the setting of the latest
+    review and ``last_at_best`` whether it was at the best."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="review_cards"
+    )
+    hand = models.ForeignKey(
+        Hand, on_delete=models.CASCADE, null=True, blank=True, related_name="review_cards"
+    )
+    practice_hand = models.ForeignKey(
+        PracticeHand, on_delete=models.CASCADE, null=True, blank=True,
+        related_name="review_cards",
+    )
+    cards = models.CharField(max_length=32)
+    mode = models.CharField(max_length=8)
+    front = models.CharField(max_length=8)
+    cost = models.DecimalField(max_digits=10, decimal_places=9)
+    box = models.PositiveSmallIntegerField(default=1)
+    due = models.DateTimeField()
+    last_reviewed_at = models.DateTimeField(null=True, blank=True)
+    reviews = models.PositiveIntegerField(default=0)
+    last_front = models.CharField(max_length=8, blank=True, default="")
+    last_at_best = models.BooleanField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-cost", "id")
+        # The header's due count on every page: one index range scan.
+        indexes = (models.Index(fields=["user", "due"], name="review_card_user_due"),)
+        constraints = (
+            models.CheckConstraint(
+                condition=(Q(hand__isnull=False) & Q(practice_hand__isnull=True))
+                | (Q(hand__isnull=True) & Q(practice_hand__isnull=False)),
+                name="review_card_one_source",
+            ),
+            models.UniqueConstraint(
+                fields=["hand"], condition=Q(hand__isnull=False), name="review_card_one_per_hand"
+            ),
+            models.UniqueConstraint(
+                fields=["practice_hand"], condition=Q(practice_hand__isnull=False),
+                name="review_card_one_per_practice_hand",
+            ),
+            models.CheckConstraint(condition=Q(box__gte=1) & Q(box__lte=5),
+                                   name="review_card_box_1_to_5"),
+            models.CheckConstraint(condition=Q(mode__in=list(MODES)), name="review_card_mode"),
+            models.CheckConstraint(condition=Q(cost__gte=0) & Q(cost__lte=1),
+                                   name="review_card_cost_0_to_1"),
+            models.CheckConstraint(
+                condition=(Q(reviews=0) & Q(last_reviewed_at__isnull=True) & Q(last_front="")
+                           & Q(last_at_best__isnull=True))
+                | (Q(reviews__gte=1) & Q(last_reviewed_at__isnull=False) & ~Q(last_front="")
+                   & Q(last_at_best__isnull=False)),
+                name="review_card_reviewed_complete",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Review card {self.pk} of {self.user_id} (box {self.box})"
+
+    @property
+    def card_list(self) -> tuple[str, ...]:
+        return tuple(self.cards.split())
+
+
+# ----------------------------------------------------------------- the 100-hand test
+
+PRACTICE_TEST_STATUSES = {
+    "playing": "Playing",  # hands still to lock
+    "scoring": "Scoring",  # all locked; the exact analyses run on a worker
+    "scored": "Scored",
+}
+
+
+def practice_test_token() -> str:
+    """The shared result's unguessable address part (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+class PracticeTest(models.Model):
+    """One attempt at test ``number`` (``engine.test_hands``): its ``hands``
+    hands set one after another, then scored by the exact analysis.
+
+    At most one attempt per player and number is ``playing``; a finished one
+    can be retaken as a new attempt. ``total_loss`` is what the player's
+    settings gave up against the best of each hand's 21 settings, summed;
+    ``house_loss`` the same for the house way's settings. ``share_token``
+    addresses the shared result; ``show_name`` puts the username on it."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="practice_tests"
+    )
+    number = models.PositiveIntegerField()
+    hands = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=8, choices=list(PRACTICE_TEST_STATUSES.items()),
+                              default="playing")
+    share_token = models.CharField(max_length=64, unique=True, default=practice_test_token)
+    show_name = models.BooleanField(default=False)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    scored_at = models.DateTimeField(null=True, blank=True)
+    total_loss = models.FloatField(null=True, blank=True)
+    house_loss = models.FloatField(null=True, blank=True)
+    at_best = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-started_at", "-id")
+        constraints = (
+            models.UniqueConstraint(
+                fields=["player", "number"], condition=Q(status="playing"),
+                name="practice_test_one_playing",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=list(PRACTICE_TEST_STATUSES)),
+                name="practice_test_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(number__gte=1) & Q(hands__gte=1), name="practice_test_sizes"
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Practice test {self.number} of {self.player_id} ({self.status})"
+
+
+class PracticeTestHand(models.Model):
+    """One hand of a test attempt: its cards (``engine.test_hands``, in the
+    deck's order), the player's front once locked, and once scored what that
+    setting gave up exactly (``loss``: the best setting's expected score minus
+    the chosen one's over all C(46, 7) opponents, solo, the player's side),
+    the best front and the house way's front and loss.
+
+    The review deck reads the scored rows: ``cards``, ``front``, ``loss``,
+    ``best_front``, ``house_front`` (and ``test.player``)."""
+
+    test = models.ForeignKey(PracticeTest, on_delete=models.CASCADE, related_name="test_hands")
+    position = models.PositiveSmallIntegerField()  # 1, 2, … in the test's order
+    cards = models.CharField(max_length=32)
+    house_front = models.CharField(max_length=8)
+    house_row = models.CharField(max_length=64)
+    front = models.CharField(max_length=8, blank=True, default="")
+    locked_at = models.DateTimeField(null=True, blank=True)
+    best_front = models.CharField(max_length=8, blank=True, default="")
+    loss = models.FloatField(null=True, blank=True)
+    house_loss = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("test", "position")
+        constraints = (
+            models.UniqueConstraint(fields=["test", "position"], name="practice_test_hand_once"),
+            models.CheckConstraint(
+                condition=(Q(front="") & Q(locked_at__isnull=True))
+                | (~Q(front="") & Q(locked_at__isnull=False)),
+                name="practice_test_hand_lock_complete",
+            ),
+            models.CheckConstraint(
+                condition=(Q(loss__isnull=True) & Q(best_front=""))
+                | (Q(loss__gte=0) & ~Q(best_front="") & ~Q(front="")),
+                name="practice_test_hand_score_complete",
+            ),
+        )
+
+    def __str__(self) -> str:
+        return f"Hand {self.position} of practice test attempt {self.test_id}"
+
+    @property
+    def card_list(self) -> tuple[str, ...]:
+        return tuple(self.cards.split())

@@ -1,8 +1,8 @@
 """Celery tasks, and the queueing of the ones a transition asks for.
 
 The tasks are thin wrappers that take ids and call ``games.upkeep`` (or
-``games.reports``). ``report_refresh_later``, ``luck_verify_later`` and
-``decision_cost_later`` queue
+``games.reports``). ``report_refresh_later``, ``luck_verify_later``,
+``decision_cost_later`` and ``practice_cost_later`` queue
 them once the current transaction commits, from the process's one queueing
 thread, so the socket's answer never waits for the cache or the broker.
 
@@ -175,6 +175,19 @@ def decision_cost_hands(self: Any, hand_ids: list[int]) -> list[str | None]:
 @shared_task(name="games.decision_costs_sweep", **RETRY)
 def decision_costs_sweep(self: Any, size: int | None = None) -> int:
     return upkeep.decision_costs_sweep(size=size)
+
+
+@shared_task(name="games.practice_cost_hands", **RETRY)
+def practice_cost_hands(self: Any, hand_ids: list[int]) -> list[bool]:
+    """Locked practice hands' figures made exact (on the costs queue): what
+    ``practice_cost_later`` queues, one message for the hands a process
+    locked together."""
+    return [upkeep.practice_cost_exact(hand_id=hand_id) for hand_id in hand_ids]
+
+
+@shared_task(name="games.practice_costs_sweep", **RETRY)
+def practice_costs_sweep(self: Any, size: int | None = None) -> int:
+    return upkeep.practice_costs_sweep(size=size)
 
 
 @shared_task(name="games.client_messages_forget", **RETRY)
@@ -401,6 +414,17 @@ def practice_analyse_later(*, hand_id: int, slot: str | None = None) -> None:
     )
 
 
+def practice_cost_later(*, hand_id: int) -> None:
+    """Once a practice hand's lock commits, queue ``games.practice_cost_hands``
+    for it: its figures made exact on the costs queue, off the lock's path
+    (embedded, at once, in the callback); a broker that is down is logged,
+    and the beat's ``games.practice_costs_sweep`` makes them exact later."""
+    _hands_after_commit(
+        practice_cost_hands, [hand_id],
+        "queueing the exact cost of practice hands {hand_ids} failed; the beat sweep makes it",
+    )
+
+
 def _release(slot: str | None) -> None:
     from .services.analysis import analysis_budget_release
 
@@ -463,6 +487,27 @@ def exact_analyse_later(*, cards: str, mode: str, side: str, slot: str | None = 
     _after_commit(
         queue, f"queueing the exact analysis of {mode} {side} {cards} failed; asked again later"
     )
+
+
+@shared_task(name="games.practice_test_score", **RETRY)
+def practice_test_score(self: Any, test_id: int) -> bool:
+    """Score a finished 100-hand test attempt (its hands' exact analyses), or
+    compute a batch of them and queue the next run."""
+    from .services.practice_test import practice_test_score as score
+
+    return score(test_id=test_id)
+
+
+def practice_test_score_later(*, test_id: int) -> None:
+    """Once an attempt's last lock commits, queue its scoring
+    (``games.practice_test_score``, the costs queue): embedded, it runs at once
+    in the callback. A broker that is down is logged; the result page queues
+    it again after ``SCORING_AGAIN_AFTER``."""
+
+    def queue() -> None:
+        practice_test_score.delay(test_id)
+
+    _after_commit(queue, f"queueing the scoring of practice test {test_id} failed; asked later")
 
 
 def decision_costs_sweep_later() -> None:

@@ -44,7 +44,7 @@ from .models import (
 from .realtime import broadcast
 
 # The module, not its function: services import the tasks, which import this.
-from .services import costs
+from .services import costs, practice
 
 log = logging.getLogger(__name__)
 
@@ -298,3 +298,17 @@ def decision_costs_sweep(*, size: int | None = None) -> int:
     Returns how many this run recorded."""
     size = settings.DECISION_COST_SWEEP if size is None else size
     return costs.hand_costs_sweep(size=size)
+
+
+def practice_cost_exact(*, hand_id: int) -> bool:
+    """Make one locked practice hand's figures exact
+    (``services.practice.practice_cost_exact``); False when there is nothing
+    to do."""
+    return practice.practice_cost_exact(hand_id=hand_id)
+
+
+def practice_costs_sweep(*, size: int | None = None) -> int:
+    """Make exact up to ``size`` (``DECISION_COST_SWEEP``) locked practice
+    hands whose figures are an estimate, oldest first. Returns how many."""
+    size = settings.DECISION_COST_SWEEP if size is None else size
+    return practice.practice_costs_sweep(size=size)

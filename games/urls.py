@@ -2,6 +2,7 @@ from django.urls import path
 from django.views.generic import TemplateView
 
 from . import faces, views
+from .review import views as review
 
 app_name = "games"
 
@@ -19,4 +20,7 @@ urlpatterns = [
     path("invite/<str:token>/", views.invite, name="invite"),
     path("rules/", TemplateView.as_view(template_name="games/rules.html"), name="rules"),
     path("faces/<str:name>", faces.face, name="face"),
+    path("review/", review.deck, name="review"),
+    path("review/<int:card_id>/", review.card, name="review_card"),
+    path("review/<int:card_id>/answer/", review.answer, name="review_answer"),
 ]

@@ -117,6 +117,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "paigow_site.context.site",
+                "paigow_site.context.review",
             ],
         },
     },
@@ -340,7 +341,8 @@ CELERY_TASK_ROUTES = {
     **{
         name: {"queue": CELERY_COSTS_QUEUE}
         for name in ("games.decision_cost", "games.decision_cost_hands",
-                     "games.decision_costs_sweep")
+                     "games.decision_costs_sweep", "games.practice_cost_hands",
+                     "games.practice_costs_sweep", "games.practice_test_score")
     },
     **{
         name: {"queue": CELERY_ANALYSIS_QUEUE}
@@ -404,6 +406,7 @@ CELERY_BEAT_SCHEDULE = {
     "luck-audit": {"task": "games.luck_audit", "schedule": UPKEEP_SECONDS * 4},
     "luck-sweep": {"task": "games.luck_sweep", "schedule": LUCK_SWEEP_SECONDS},
     "decision-costs-sweep": {"task": "games.decision_costs_sweep", "schedule": UPKEEP_SECONDS},
+    "practice-costs-sweep": {"task": "games.practice_costs_sweep", "schedule": UPKEEP_SECONDS},
     "client-messages-forget": {
         "task": "games.client_messages_forget",
         "schedule": UPKEEP_SECONDS * 4,
@@ -606,6 +609,12 @@ LUCK_AUDIT_SAMPLE = int(os.environ.get("LUCK_AUDIT_SAMPLE", "50"))
 # off the socket's path; the beat's sweep estimates this many missed hands a run.
 DECISION_COST_SAMPLES = int(os.environ.get("DECISION_COST_SAMPLES", "10000"))
 DECISION_COST_SWEEP = int(os.environ.get("DECISION_COST_SWEEP", "50"))
+# The 100-hand test (/practice/test/): how many hands a new attempt deals, the
+# first ones of test N's published order. 100 in production; the browser tests
+# set a few so that a test plays quickly.
+PRACTICE_TEST_HANDS = int(os.environ.get("PRACTICE_TEST_HANDS", "100"))
+if not 1 <= PRACTICE_TEST_HANDS <= 100:
+    raise ImproperlyConfigured("PRACTICE_TEST_HANDS is a whole number from 1 to 100.")
 # How long a socket message id is kept against a resend of it.
 CLIENT_MESSAGE_HOURS = float(os.environ.get("CLIENT_MESSAGE_HOURS", "24"))
 # ... and how many a seat keeps at most (its newest; docs/protocol.md).

@@ -33,6 +33,7 @@ urlpatterns = [
     path("api/", include("games.api.urls")),
     path("history/", include("games.history.urls")),
     path("record/", player_record, name="record"),
+    path("practice/test/", include("games.practice_test.urls")),
     path("practice/", include("games.practice.urls")),
     path("", include("games.urls")),
 ]

@@ -349,6 +349,58 @@ class PracticeSummarySerializer(serializers.Serializer):
     )
 
 
+def _given_up(help_text: str) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=18, decimal_places=9, help_text=help_text)
+
+
+class ProgressSeriesSerializer(serializers.Serializer):
+    decision = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Each point's decision number among your exactly costed decisions, "
+        "in order of reveal (the latest 300 at most).",
+    )
+    yours = serializers.ListField(
+        child=serializers.FloatField(),
+        help_text="At each, your mean decision cost over the last `window` decisions.",
+    )
+    house = serializers.ListField(
+        child=serializers.FloatField(),
+        help_text="At each, the house way's mean loss over the same decisions' hands.",
+    )
+
+
+class ProgressLatestSerializer(serializers.Serializer):
+    decisions = serializers.IntegerField(help_text="How many decisions the means cover.")
+    yours = serializers.CharField(help_text="Your mean as the page shows it (three decimals).")
+    house = serializers.CharField(help_text="The house way's mean on the same hands, likewise.")
+
+
+class ProgressRowSerializer(serializers.Serializer):
+    row = serializers.CharField(help_text="The house-way row of your cards (its id).")
+    words = serializers.CharField(help_text="The row in words, as the rules page says it.")
+    hands = serializers.IntegerField(help_text="Exactly costed hands of this row.")
+    loss_sum = _given_up("What your settings gave up, summed.")
+    loss_mean = _given_up("What your settings gave up, per hand.")
+    house_loss_sum = _given_up("What the house way gives up on the same hands, summed.")
+    house_loss_mean = _given_up("What the house way gives up on the same hands, per hand.")
+    sentence = serializers.CharField(help_text="The comparison as the record page says it.")
+
+
+class ProgressSerializer(serializers.Serializer):
+    window = serializers.IntegerField(help_text="Decisions each rolling mean covers (50).")
+    exact = serializers.IntegerField(
+        help_text="Revealed deals with an exact decision cost and the house way's loss."
+    )
+    pending = serializers.IntegerField(
+        help_text="Revealed deals still being costed exactly, left out until then."
+    )
+    series = ProgressSeriesSerializer(help_text="The rolling means, oldest first.")
+    latest = ProgressLatestSerializer(
+        allow_null=True, help_text="The means at the latest decision; null before the first."
+    )
+    by_row = ProgressRowSerializer(many=True, help_text="By house-way row, most played first.")
+
+
 class RecordSerializer(serializers.Serializer):
     total = RecordLineSerializer(help_text="Every revealed deal at every table of yours.")
     by_mode = RecordByModeSerializer(
@@ -356,6 +408,11 @@ class RecordSerializer(serializers.Serializer):
     )
     practice = PracticeSummarySerializer(
         help_text="The practice table: no stake and no ledger, so apart from the tables."
+    )
+    progress = ProgressSerializer(
+        help_text="Decision cost over time (what your settings gave up against the best "
+        "setting, exact figures only; lower is better) beside the house way's on the "
+        "same hands."
     )
 
 

@@ -4,7 +4,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.routers import SimpleRouter
 
-from . import docs_assets, views
+from . import docs_assets, review, views
 
 app_name = "api"
 
@@ -17,6 +17,7 @@ urlpatterns = [
     *router.urls,
     path("reports/skill/", views.SkillReportView.as_view(), name="skill-report"),
     path("record/", views.RecordView.as_view(), name="record"),
+    path("review/", review.ReviewDeckView.as_view(), name="review"),
     re_path(r"^tables/(?P<id>[0-9]+)/deals/(?P<number>[0-9]+)/exact/$",
             views.ExactView.as_view(), name="deal-exact"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

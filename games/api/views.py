@@ -310,6 +310,7 @@ ENDPOINTS = (
     ("record", "api:record", "Your whole record across your tables, in total and by mode."),
     ("exact", "api:deal-exact",
      "The exact value of each setting of your own hand of a deal, once you locked."),
+    ("review", "api:review", "Your review deck: due first, worst first, each with its box."),
     ("schema", "api:schema", "The OpenAPI 3 schema of every endpoint."),
     ("docs", "api:docs", "The documentation, drawn from the schema."),
     ("tokens", "accounts:account", "Your account page: create and revoke API tokens."),

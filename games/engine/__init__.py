@@ -76,6 +76,7 @@ from .practice import (
     decision_cost,
     sampled_analysis,
 )
+from .practice_test import TEST_HANDS, test_hands, test_seed
 from .settle import (
     SCORES,
     LedgerDelta,
@@ -106,6 +107,7 @@ __all__ = [
     "SIDES",
     "SUIT_SYMBOLS",
     "TABLE_STATUSES",
+    "TEST_HANDS",
     "Analysis",
     "CardError",
     "DealSnapshot",
@@ -176,5 +178,7 @@ __all__ = [
     "shuffle_deck",
     "skill",
     "sort_cards",
+    "test_hands",
+    "test_seed",
     "verify_shuffle",
 ]

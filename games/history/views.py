@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET
 from .. import engine, reports
 from . import export, record, selectors
 from .filters import HistoryFilter
+from .progress_chart import progress_chart
 
 PAGE_SIZE = 25
 CHART_POINTS = 500
@@ -159,8 +160,9 @@ def skill_report(request: HttpRequest) -> HttpResponse:
 @require_GET
 def player_record(request: HttpRequest) -> HttpResponse:
     """/record/: the player's whole record across their tables (``record``)."""
+    found = record.player_record(user=request.user)
     return render(request, "games/history/record.html", {
-        "record": record.player_record(user=request.user),
+        "record": found, "chart": progress_chart(found["progress"]),
     })
 
 

@@ -20,7 +20,13 @@ from .invites import (
     table_join,
 )
 from .luck import LUCK_SAMPLES, luck_record
-from .practice import practice_analyse, practice_deal, practice_lock
+from .practice import (
+    practice_analyse,
+    practice_cost_exact,
+    practice_costs_sweep,
+    practice_deal,
+    practice_lock,
+)
 from .tables import (
     deal_rebet,
     deal_reveal,
@@ -47,6 +53,8 @@ __all__ = [
     "invite_revoke",
     "luck_record",
     "practice_analyse",
+    "practice_cost_exact",
+    "practice_costs_sweep",
     "practice_deal",
     "practice_lock",
     "setting_lock",

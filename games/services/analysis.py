@@ -31,7 +31,7 @@ from django.conf import settings
 
 from accounts.limits import Limiter
 
-from .. import tasks
+from .. import idle_cpu, tasks
 from ..engine import ExactAnalysis, canonical, exact, exact_for, exact_key
 from ..engine.errors import GameError
 from ..models import ExactAnalysisCache
@@ -107,10 +107,12 @@ def exact_analysis_cached(
 
 
 def exact_analysis_compute(
-    *, cards: str | Iterable[str], mode: str, side: str = "player"
+    *, cards: str | Iterable[str], mode: str, side: str = "player", idle: bool = False
 ) -> ExactAnalysis:
     """The hand's own exact analysis: read from its class's row, or computed for
-    the class's representative and stored first.
+    the class's representative and stored first. ``idle``: computed on the
+    worker's idle-class thread (``idle_cpu``), for background work nobody
+    waits on at once (the 100-hand test's scoring, on the costs queue).
 
     Storing is ``INSERT … ON CONFLICT DO NOTHING`` on the unique key, so two
     workers analysing the same class at once both succeed and one row is kept
@@ -121,7 +123,10 @@ def exact_analysis_compute(
         return found
     representative, _ = canonical(cards)
     started = time.process_time()
-    analysis = exact(representative, mode=mode, side=side)
+    if idle:
+        analysis = idle_cpu.run(exact, representative, mode=mode, side=side)
+    else:
+        analysis = exact(representative, mode=mode, side=side)
     seconds = time.process_time() - started
     ExactAnalysisCache.objects.bulk_create(
         [ExactAnalysisCache(key=exact_key(cards, mode=mode, side=side),

@@ -19,6 +19,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Case, Q, When
 from django.utils import timezone
 
 from .. import idle_cpu, tasks
@@ -28,7 +29,8 @@ from ..engine.cost import EXACT_OPPONENTS, LOSS_PLACES
 from ..models import Hand
 from . import analysis
 
-__all__ = ["LOSS_PLACES", "cost_loss", "hand_cost_exact", "hand_cost_record", "hand_costs_sweep"]
+__all__ = ["LOSS_PLACES", "cost_loss", "hand_cost_exact", "hand_cost_record", "hand_costs_sweep",
+           "hand_house_loss_record"]
 
 
 def cost_loss(*, chosen_expected: float, best_expected: float) -> Decimal:
@@ -52,6 +54,7 @@ def hand_cost_record(
     opponents: int,
     exact: bool,
     at_best: bool | None = None,
+    house_expected: float | None = None,
 ) -> bool:
     """Store what a revealed hand's locked setting gave up against the best
     setting: ``best_expected − chosen_expected`` over ``opponents`` opponents
@@ -61,6 +64,11 @@ def hand_cost_record(
     default (and always for an exact figure) when it gives up nothing. An
     estimate may pass the explorer's tie rule instead (within its 95%
     interval of the best).
+
+    ``house_expected``, the house way's expected score over the same
+    opponents, is stored with an exact figure as the house way's own loss
+    (``cost_house_loss``; ``hand_house_loss_record`` for a hand costed
+    exactly before it was kept).
 
     In one transaction holding the hand's row: an exact figure replaces an
     estimate, an estimate is written only where there is none yet, and an
@@ -81,6 +89,11 @@ def hand_cost_record(
     if exact and opponents != EXACT_OPPONENTS:
         raise ValueError(f"An exact cost is over all {EXACT_OPPONENTS:,} opponents.")
     loss = cost_loss(chosen_expected=chosen_expected, best_expected=best_expected)
+    house_loss = None
+    if exact and house_expected is not None:
+        if not 0 <= house_expected <= best_expected:
+            raise ValueError("The house way's expected score runs from 0 to the best's.")
+        house_loss = cost_loss(chosen_expected=house_expected, best_expected=best_expected)
     if exact or at_best is None:
         at_best = loss == 0
     with transaction.atomic():
@@ -100,6 +113,7 @@ def hand_cost_record(
         if hand.cost_method == "exact" or (hand.cost_method and not exact):
             return False
         Hand.objects.filter(pk=hand.pk).update(
+            cost_house_loss=house_loss,
             cost_loss=loss,
             cost_at_best=at_best,
             cost_best_front=" ".join(front),
@@ -112,14 +126,39 @@ def hand_cost_record(
     return True
 
 
-def _costable() -> Any:
+def hand_house_loss_record(*, hand_id: int, house_expected: float, best_expected: float
+                           ) -> bool:
+    """Store the house way's own loss (``best_expected − house_expected``,
+    exact) on a hand costed exactly before it was kept. One conditional
+    update: only an exact hand without it is written, so a second run is a
+    no-op. Returns whether it was written. Nothing a report sums changes."""
+    if not 0 <= house_expected <= best_expected <= 1:
+        raise ValueError("The house way's expected score runs from 0 to the best's.")
+    loss = cost_loss(chosen_expected=house_expected, best_expected=best_expected)
+    return bool(
+        Hand.objects.filter(pk=hand_id, cost_method="exact", cost_house_loss__isnull=True)
+        .update(cost_house_loss=loss)
+    )
+
+
+def _costable(*, house_loss_missing: bool = False) -> Any:
     """Players' revealed hands whose cost is not exact yet (the dealer's are
-    never costed: nobody reviews them)."""
+    never costed: nobody reviews them); with ``house_loss_missing``, also the
+    exact ones costed before the house way's own loss was kept."""
+    wanted = ~Q(cost_method="exact")
+    if house_loss_missing:
+        wanted |= Q(cost_method="exact") & Q(cost_house_loss__isnull=True) & ~Q(house_front="")
     return (
         Hand.objects.filter(seat__user__isnull=False)
-        .exclude(result="").exclude(cost_method="exact")
+        .exclude(result="")
+        .filter(wanted)
         .select_related("deal__table")
     )
+
+
+# The sweep's order: hands with no figure, then estimates, then exact hands
+# missing only the house way's loss.
+_SWEEP_ORDER = Case(When(cost_method="", then=0), When(cost_method="sampled", then=1), default=2)
 
 
 def _record_exact(hand: Hand) -> bool:
@@ -134,16 +173,23 @@ def _record_exact(hand: Hand) -> bool:
         found = idle_cpu.run(exact, hand.cards, mode=mode, side="player")
     front = set(hand.front.split())
     chosen = next(row for row in found.settings if set(row.front) == front)
+    house_front = set(hand.house_front.split())
+    house = next((row for row in found.settings if set(row.front) == house_front), None)
+    if hand.cost_method == "exact":  # costed before the house way's loss was kept
+        return house is not None and hand_house_loss_record(
+            hand_id=hand.pk, house_expected=house.expected, best_expected=found.best.expected)
     return hand_cost_record(
         hand_id=hand.pk, chosen_expected=chosen.expected, best_expected=found.best.expected,
         best_front=list(found.best.front), opponents=found.opponents, exact=True,
+        house_expected=None if house is None else house.expected,
     )
 
 
 def hand_cost_exact(*, hand_id: int) -> bool:
     """Record the exact cost of one player's revealed hand; False when there
     is nothing to do (no such revealed hand of a player, or its cost is exact
-    already: a second run is a no-op)."""
+    already: a second run is a no-op; the sweep fills in the house way's loss
+    of a hand costed before it was kept)."""
     hand = _costable().filter(pk=hand_id).first()
     return hand is not None and _record_exact(hand)
 
@@ -151,7 +197,8 @@ def hand_cost_exact(*, hand_id: int) -> bool:
 def hand_costs_sweep(*, size: int) -> int:
     """Cost exactly up to ``size`` players' revealed hands that have no exact
     cost: those with none first (a broker that was down, a lost task), then
-    estimates recorded before, oldest first. Returns how many were written.
+    estimates recorded before, then exact hands costed before the house way's
+    own loss was kept, oldest first. Returns how many were written.
 
     A full batch, all written, means more may wait: another run is queued
     behind the work already queued (``tasks.decision_costs_sweep_later``), so
@@ -159,7 +206,10 @@ def hand_costs_sweep(*, size: int) -> int:
     room for, not ``size`` hands a beat. A run that found some of its hands
     costed meanwhile (another run at the same hands) ends the chain instead,
     so two runs never go on doing each other's work."""
-    hands = list(_costable().order_by("cost_method", "deal__revealed_at", "pk")[:size])
+    hands = list(
+        _costable(house_loss_missing=True)
+        .order_by(_SWEEP_ORDER, "deal__revealed_at", "pk")[:size]
+    )
     written = sum(_record_exact(hand) for hand in hands)
     if hands and written == len(hands) == size:
         tasks.decision_costs_sweep_later()

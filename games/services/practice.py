@@ -27,13 +27,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .. import tasks
+from .. import idle_cpu, tasks
 from ..engine import PRACTICE_OPPONENTS as DEFAULT_OPPONENTS
 from ..engine import (
     Analysis,
     check_drill,
     deal_drill,
     decision_cost,
+    exact,
     explore_settings,
     hand_guide,
     sampled_analysis,
@@ -47,7 +48,11 @@ from ..engine.errors import (
 )
 from ..engine.practice import analysis_from_rows
 from ..models import PracticeHand
-from .analysis import analysis_budget_claim, analysis_budget_release
+from .analysis import analysis_budget_claim, analysis_budget_release, exact_analysis_cached
+
+# The exact analysis a practice hand is costed with: the practice table plays
+# against the dealer's copies, as a solo table does, from the player's seat.
+EXACT_MODE, EXACT_SIDE = "solo", "player"
 
 
 class PracticeAnalysing(GameError):
@@ -160,7 +165,51 @@ def practice_lock(*, user: Any, hand_id: int, front: Any) -> PracticeHand:
         hand.loss, hand.at_best = cost.loss, cost.at_best
         hand.locked_at = timezone.now()
         hand.save()
+        if not hand.exact:
+            tasks.practice_cost_later(hand_id=hand.pk)
     return hand
+
+
+def practice_cost_exact(*, hand_id: int) -> bool:
+    """Make a locked practice hand's figures exact (the costs queue's
+    ``games.practice_cost_hands``, queued by the lock): its 21 expected
+    scores, what its setting gave up and whether it was the best, from the
+    exact analysis, as a revealed table hand's cost is made exact
+    (``services.costs``). False when there is nothing to do (no such locked
+    hand, or exact already: a second run is a no-op). Only exact costs enter
+    the review deck (``services.review``)."""
+    hand = PracticeHand.objects.filter(pk=hand_id, locked_at__isnull=False, exact=False).first()
+    return hand is not None and _record_exact(hand)
+
+
+def practice_costs_sweep(*, size: int) -> int:
+    """Make exact up to ``size`` locked practice hands whose figures are an
+    estimate, oldest lock first (a lost task, a broker that was down, hands
+    locked before practice hands were costed exactly). Returns how many."""
+    hands = list(PracticeHand.objects.filter(locked_at__isnull=False, exact=False)
+                 .order_by("locked_at", "pk")[:size])
+    return sum(_record_exact(hand) for hand in hands)
+
+
+def _record_exact(hand: PracticeHand) -> bool:
+    # From its suit class's stored analysis if someone asked for it, else
+    # worked out on the worker's idle-class thread (``idle_cpu``) and not
+    # stored, as ``services.costs`` does; before any lock: a locked setting
+    # never changes.
+    cards = hand.card_list
+    found = (exact_analysis_cached(cards=cards, mode=EXACT_MODE, side=EXACT_SIDE)
+             or idle_cpu.run(exact, cards, mode=EXACT_MODE, side=EXACT_SIDE))
+    by_front = {frozenset(row.front): row.expected for row in found.settings}
+    expected = [by_front[frozenset(s.front)] for s in explore_settings(cards)]
+    rows = [{"front": list(s.front), "expected": e}
+            for s, e in zip(explore_settings(cards), expected, strict=True)]
+    cost = decision_cost(analysis_from_rows(cards, rows, opponents=found.opponents, exact=True),
+                         tuple(hand.front.split()))
+    with transaction.atomic():
+        return bool(PracticeHand.objects.filter(
+            pk=hand.pk, locked_at__isnull=False, exact=False,
+        ).update(expected=expected, opponents=found.opponents, exact=True,
+                 best_front=" ".join(cost.best_front), loss=cost.loss, at_best=cost.at_best))
 
 
 def _own(user: Any, hand_id: int, *, lock: bool = False) -> PracticeHand:

@@ -26,6 +26,7 @@ from tests.support import COPY_A, COPY_B, SPLIT_A, SPLIT_B, STRONG, WEAK
 ENDPOINTS = {
     "/api/", "/api/hands/", "/api/hands/{id}/", "/api/hands/export/", "/api/tables/", "/api/tables/{id}/",
     "/api/reports/skill/", "/api/record/", "/api/tables/{id}/deals/{number}/exact/",
+    "/api/review/",
 }
 
 

@@ -36,7 +36,9 @@ def test_the_work_players_wait_for_never_shares_a_queue_with_heavy_analysis() ->
         assert queue_of(task) == default, task
     for task in ("games.exact_analyse", "games.practice_analyse"):
         assert queue_of(task) == f"{default}-analysis", task
-    assert queue_of("games.decision_cost_hands") == f"{default}-costs"
+    for task in ("games.decision_cost_hands", "games.practice_cost_hands",
+                 "games.practice_costs_sweep", "games.practice_test_score"):
+        assert queue_of(task) == f"{default}-costs", task
 
 
 def test_the_defaults_pass_the_check_and_redeliver_within_two_minutes() -> None:

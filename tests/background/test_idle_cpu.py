@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from games import idle_cpu, services, tasks, upkeep
-from games.models import Deal, Hand
-from games.services import costs
+from games.models import Deal, ExactAnalysisCache, Hand, PracticeTest
+from games.services import analysis, costs, practice_test
 from tests.support import STRONG, WEAK, house_front
 
 linux_only = pytest.mark.skipif(not idle_cpu.supported(), reason="no SCHED_IDLE here")
@@ -102,6 +102,31 @@ def test_a_decision_cost_is_computed_on_the_idle_thread_and_written_on_the_worke
     # Written in this test's transaction: on the calling thread's connection.
     revealed_hand.refresh_from_db()
     assert revealed_hand.cost_method == "exact"
+
+
+@linux_only
+@pytest.mark.django_db
+def test_a_practice_tests_analyses_are_computed_on_the_idle_thread_and_stored(
+    player: Any, enabled: None, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    attempt = practice_test.practice_test_start(user=player, number=1, hands=2)
+    for hand in attempt.test_hands.order_by("position"):
+        practice_test.practice_test_lock(user=player, test_id=attempt.pk, position=hand.position,
+                                         front=house_front(hand.cards))
+    seen: list[tuple[int, int]] = []
+    real = analysis.exact
+
+    def computed(*args: Any, **kwargs: Any) -> Any:
+        seen.append((os.sched_getscheduler(0), threading.get_ident()))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "exact", computed)
+    assert practice_test.practice_test_score(test_id=attempt.pk)
+    assert len(seen) == 2
+    assert all(policy == os.SCHED_IDLE and thread != threading.get_ident()
+               for policy, thread in seen)
+    assert ExactAnalysisCache.objects.count() == 2  # the next attempt at test 1 reads them
+    assert PracticeTest.objects.get(pk=attempt.pk).status == "scored"
 
 
 class Scripted:

@@ -59,6 +59,8 @@ TASKS = (
     tasks.decision_cost_hands,
     tasks.luck_verify_hands,
     tasks.decision_costs_sweep,
+    tasks.practice_cost_hands,
+    tasks.practice_costs_sweep,
 )
 
 
@@ -88,6 +90,7 @@ def test_the_beat_schedule_names_registered_tasks() -> None:
     assert {entry["task"] for entry in schedule.values()} == {
         "games.tables_close_idle", "games.invites_expire", "games.luck_audit",
         "games.client_messages_forget", "games.decision_costs_sweep", "games.luck_sweep",
+        "games.practice_costs_sweep",
     }
     for entry in schedule.values():
         assert entry["task"] in app.tasks

@@ -71,7 +71,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # The optional picture face pack: the tests make their own small one.
     faces = make_face_pack(tmp_path_factory.mktemp("faces"))
     # Every test signs up from 127.0.0.1; the limit itself is tested in tests/accounts.
-    env = embedded_env(var_dir, CARD_FACES_DIR=str(faces), SIGN_UPS_PER_ADDRESS="1000")
+    # A 100-hand test is 3 hands here (test_practice_test.py plays one).
+    env = embedded_env(var_dir, CARD_FACES_DIR=str(faces), SIGN_UPS_PER_ADDRESS="1000",
+                       PRACTICE_TEST_HANDS="3")
     manifest = REPO / "frontend" / "build" / "manifest.json"
     if not manifest.exists():
         pytest.fail("frontend/build is missing: run `make setup` (the client build) first")

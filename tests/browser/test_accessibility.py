@@ -50,6 +50,8 @@ def player_pages(page: Any, site: str, table_id: int) -> list[tuple[str, str]]:
         ("/accounts/", "account"),
         ("/accounts/password/", "password change"),
         ("/rules/", "rules, signed in"),
+        ("/review/", "review deck"),
+        ("/practice/test/", "100-hand test"),  # its attempt's pages: test_practice_test.py
     ]
 
 
@@ -107,6 +109,10 @@ def test_every_page_has_no_blocking_violation_and_fits_its_width(
     name = sign_up(page, site)
     table_id = seed_site(tmp_path_factory, name)
     pages = player_pages(page, site, table_id)
+    # A hand of the review deck, dealt again (its costs made exact first).
+    from tests.browser.test_review import seed_review_site
+
+    pages.append((f"/review/{min(seed_review_site(tmp_path_factory, name))}/", "review card"))
     # The account page as it is right after a token is made (shown once).
     page.goto(f"{site}/accounts/")
     page.get_by_role("button", name="Create a token").click()

@@ -21,8 +21,11 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import User
 from games import services
-from games.models import Deal, Hand, Invite, Table
+from games.models import Deal, Hand, Invite, ReviewCard, Table
+from games.services.practice_test import practice_test_start
+from games.services.review import review_deck_sync
 from tests.api.test_permissions import body
+from tests.review import with_cost
 from tests.sockets import open_seat
 from tests.support import (
     SPLIT_A,
@@ -84,7 +87,7 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "api:docs-image": (404, 404, 404, 404, 404),  # "As.png" is none of those icons
     "history:hands": SIGNED_IN,
     "history:export": SIGNED_IN,
-    "history:export_hand_history": SIGNED_IN,
+    "history:export_hand_history": SIGNED_IN,  # the player's own hand history (JSON lines)
     "history:deal": SEATED,
     "history:sessions": SIGNED_IN,
     "history:session": SEATED,
@@ -105,6 +108,17 @@ MATRIX: dict[str, tuple[int, ...]] = {
     "practice:deal": (302, 405, 405, 405, 405),  # POST only
     "practice:hand": (302, 200, 404, 404, 404),  # the owner's practice hand, no one else's
     "practice:lock": (302, 405, 405, 405, 405),  # POST only
+    "games:review": SIGNED_IN,  # the player's own review deck
+    "games:review_card": (302, 200, 404, 404, 404),  # the owner's card, no one else's
+    "games:review_answer": (302, 405, 405, 405, 405),  # POST only
+    "api:review": API_SIGNED_IN,
+    "practice_test:home": SIGNED_IN,
+    "practice_test:start": (302, 405, 405, 405, 405),  # POST only
+    "practice_test:attempt": (302, 200, 404, 404, 404),  # the owner's attempt, no one else's
+    "practice_test:lock": (302, 405, 405, 405, 405),  # POST only
+    "practice_test:share": (302, 405, 405, 405, 405),  # POST only
+    # The owner's attempt is being played: its shared link shows nothing yet.
+    "practice_test:shared": (404, 404, 404, 404, 404),
 }
 
 
@@ -154,8 +168,13 @@ def world(
     assert not open_deal.revealed
     invite = Invite.objects.get(table=table, used_at__isnull=False)
     practice = services.practice_deal(user=player, drill="any")
+    # Deal 1's setting as a costly one: the owner's review deck holds it.
+    with_cost(Hand.objects.get(deal=first, seat_number=0), "0.01")
+    review_deck_sync(user=player)
+    attempt = practice_test_start(user=player, number=1, hands=3)
     values = {
-        "hand_id": str(practice.pk),
+        "hand_id": str(practice.pk), "card_id": str(ReviewCard.objects.get(user=player).pk),
+        "test_id": str(attempt.pk), "share_token": attempt.share_token,
         "table_id": str(t), "number": "2", "deal_id": str(first.pk), "pk": str(first.pk),
         "token": invite.token, "mode": "solo", "name": "As.png", "object_id": str(t),
         "content_type_id": "1", "id": str(player.pk), "app_label": "games", "url": "nothing/",
