@@ -24,7 +24,8 @@ from games.models import Deal
 from tests.support import COPY_A, COPY_B, SPLIT_A, SPLIT_B, STRONG, WEAK
 
 ENDPOINTS = {
-    "/api/", "/api/hands/", "/api/hands/{id}/", "/api/hands/export/", "/api/tables/", "/api/tables/{id}/",
+    "/api/", "/api/hands/", "/api/hands/{id}/", "/api/hands/export/", "/api/tables/",
+    "/api/tables/{id}/",
     "/api/reports/skill/", "/api/record/", "/api/tables/{id}/deals/{number}/exact/",
     "/api/review/",
 }

@@ -86,8 +86,9 @@ def test_a_whole_solo_deal_without_the_engine(contexts: Any, site: str) -> None:
     house_way = page.get_by_role("button", name="House way")
     expect(house_way).to_be_enabled()
     house_way.click()
+    row = house['row_words'][:1].lower() + house['row_words'][1:]  # as the page writes it
     expect(page.locator("#house-reason")).to_have_text(
-        f"House way ({house['row_words'][:1].lower() + house['row_words'][1:]}): {house['reason']}")
+        f"House way ({row}): {house['reason']}")
     expect(page.locator("#coach-compare")).to_contain_text("Your setting is the house way")
     pressed = page.locator("#cards button[aria-pressed='true']")
     assert sorted(pressed.evaluate_all("bs => bs.map(b => b.dataset.code)")) == sorted(
