@@ -2,7 +2,9 @@
 closes to another, its group sends to a third (``Wire``). What it does with
 frames and events (limit, apply at most once, answer, push, send views in
 version order, close 4500 on a fault) is held here; the consumer's tests
-hold the same through the ASGI stack (WebsocketCommunicator)."""
+hold the same through the ASGI stack (WebsocketCommunicator). No consumer,
+channel layer or communicator here: only the set-up's reads go through
+``database_sync_to_async``, for its closing of their connections."""
 
 from __future__ import annotations
 
@@ -11,14 +13,15 @@ import json
 from typing import Any
 
 import pytest
-from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
 from django.db import OperationalError
 from django.test import Client
 
 from accounts.models import User
 from games import selectors
+from games.engine.errors import OutcomeUnknown
 from games.models import Seat, Table
-from games.realtime import presence
+from games.realtime import presence, table_socket
 from games.realtime.table_socket import (
     CLOSE_NOT_SIGNED_IN,
     CLOSE_SERVER_ERROR,
@@ -83,9 +86,9 @@ def seated(
 async def ada_socket(
     player: User, friend: User, **limits: Any
 ) -> tuple[TableSocket, Wire, Table]:
-    table = await sync_to_async(friend_table)(player, friend)
+    table = await database_sync_to_async(friend_table)(player, friend)
     wire = Wire()
-    socket = await sync_to_async(seated)(player, table, wire, **limits)
+    socket = await database_sync_to_async(seated)(player, table, wire, **limits)
     socket.start()
     return socket, wire, table
 
@@ -120,8 +123,8 @@ async def test_an_action_is_applied_once_answered_and_pushed_to_the_other_seat_o
     player: User, friend: User
 ) -> None:
     socket, wire, table = await ada_socket(player, friend)
-    grace_seat = await sync_to_async(Seat.objects.get)(table=table, user=friend)
-    await sync_to_async(presence.presence_connect)(
+    grace_seat = await database_sync_to_async(Seat.objects.get)(table=table, user=friend)
+    await database_sync_to_async(presence.presence_connect)(
         table_id=table.pk, seat_id=grace_seat.pk, channel_name="grace-tab"
     )
     stake = {"type": "stake", "amount": 10, "id": "s1"}
@@ -136,7 +139,7 @@ async def test_an_action_is_applied_once_answered_and_pushed_to_the_other_seat_o
     assert group == f"{table.group_name}.1"
     assert event["type"] == "table.state"
     assert event["origin"] == socket.origin
-    grace_view = await sync_to_async(selectors.table_state)(
+    grace_view = await database_sync_to_async(selectors.table_state)(
         table_id=table.pk, seat_number=1, base_url="http://testserver"
     )
     assert json.loads(event["text"]) == {"type": "state", **grace_view}
@@ -164,7 +167,7 @@ async def test_a_refresh_reads_the_view_unless_a_newer_one_was_sent(
     player: User, friend: User
 ) -> None:
     socket, wire, table = await ada_socket(player, friend)
-    fresh = await sync_to_async(selectors.table_state)(
+    fresh = await database_sync_to_async(selectors.table_state)(
         table_id=table.pk, seat_number=0, base_url="http://testserver"
     )
     version = fresh["table"]["version"]
@@ -230,3 +233,34 @@ async def test_the_worker_handles_what_was_queued_before_finishing(
         await socket.hand(frame({"type": "ping", "id": n}))
     await asyncio.wait_for(socket.finish(), timeout=5)
     assert [f["id"] for f in wire.frames()] == [0, 1, 2]
+
+
+async def test_an_id_reused_for_another_message_is_refused_and_nothing_is_pushed(
+    player: User, friend: User
+) -> None:
+    socket, wire, _ = await ada_socket(player, friend)
+    await handled(
+        socket,
+        frame({"type": "stake", "amount": 10, "id": "s"}),
+        frame({"type": "stake", "amount": 20, "id": "s"}),
+    )
+    first, refused = wire.frames()
+    assert first["table"]["proposal"]["amount"] == 10
+    assert (refused["error"], refused["id"]) == ("id_reused", "s")
+    assert wire.closes == []
+
+
+async def test_an_outcome_unknown_is_answered_then_the_socket_closes_4500(
+    player: User, friend: User, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    socket, wire, _ = await ada_socket(player, friend)
+
+    def lost(**_: Any) -> None:
+        raise OutcomeUnknown()
+
+    monkeypatch.setattr(table_socket, "message_apply", lost)
+    await handled(socket, frame({"type": "stake", "amount": 10, "id": "s"}))
+    [answer] = wire.frames()
+    assert (answer["error"], answer["id"]) == ("outcome_unknown", "s")
+    assert [code for code, _ in wire.closes] == [CLOSE_SERVER_ERROR]
+    assert wire.events == []
