@@ -98,6 +98,7 @@ def retry_waits(first: float, most: float) -> Iterator[float]:
         yield wait
         wait = min(wait * 2, most)
 
+
 def beat_delays(interval: float, rng: random.Random) -> Iterator[float]:
     """The waits before each heartbeat: the first a random part of
     ``interval``, then ``interval`` give or take a tenth.
@@ -110,7 +111,6 @@ def beat_delays(interval: float, rng: random.Random) -> Iterator[float]:
     yield rng.uniform(0, interval)
     while True:
         yield interval * rng.uniform(0.9, 1.1)
-
 
 
 class TableConsumer(AsyncWebsocketConsumer):
