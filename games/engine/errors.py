@@ -218,7 +218,7 @@ class IdReused(BadMessage):
 
 class TooManyMessages(GameError):
     """A socket sent faster than ``SOCKET_MESSAGES_PER_SECOND`` for longer than
-    its burst allows (``games.realtime.consumer``); if it goes on, it is closed."""
+    its burst allows (``games.realtime.table_socket``); if it goes on, it is closed."""
 
     code = "too_many_messages"
     default_detail = (

@@ -1,9 +1,10 @@
 """Telling a table's sockets that it changed, from outside a socket.
 
-The event carries no game data: each seat's consumer answers it by building
-its own view from the database (``selectors.table_state``). (A socket's own
-changes push each seat's view to that seat's group instead:
-``games.realtime.consumer``.) Send it only after the change has committed.
+The event carries no game data: each seat's socket (``TableSocket``)
+answers it by building its own view from the database
+(``selectors.table_state``). (A socket's own changes push each seat's view
+to that seat's group instead: ``games.realtime.table_socket``.) Send it only
+after the change has committed.
 """
 
 from __future__ import annotations
@@ -45,21 +46,20 @@ def seats_changed(*, seats: Iterable[tuple[Table, int]]) -> None:
 
 def luck_checked(*, checks: Iterable[tuple[Table, int, dict[str, Any]]]) -> None:
     """``seats_changed`` for luck checks (``upkeep``), each a ``(table, number,
-    told)``: the refresh tells seat ``number``'s sockets what the check
-    changed of their view, ``told``: the deal's ``number``, the table's
-    ``version`` under the check's lock, and the other seat's ``luck`` and
-    ``luck_check`` as ``selectors.other_luck`` shows them. A socket whose
-    last view is of that version puts them in it instead of reading its view
-    again (``consumer.luck_checked_frame``); any other reads it, as for a
-    bare refresh."""
+    told)``: seat ``number``'s sockets read their view again and send it, as
+    for a bare refresh. The refresh carries ``told["version"]``, the table's
+    version under the check's lock (a check leaves it alone): a socket that
+    has already sent a view of a newer version, read after the check
+    committed, drops it (``TableSocket.table_refresh``). The rest of ``told``
+    (what the check changed of the view) is not sent: the view is built
+    again, by its one author (``selectors``, ``engine.seat_view``)."""
     events: dict[str, dict[str, Any]] = {}
     for table, number, told in checks:
         group = f"{table.group_name}.{number}"
         # Two checks for one seat's view (a late estimate's deal and the
-        # latest's): a bare refresh reads both.
-        events[group] = (
-            refresh_event() if group in events else {**refresh_event(), "luck_checked": told}
-        )
+        # latest's): one refresh, dropped only when both are old.
+        version = max(told["version"], events.get(group, {}).get("version", told["version"]))
+        events[group] = {**refresh_event(), "version": version}
     if events:
         _publish_on_commit(events)
 

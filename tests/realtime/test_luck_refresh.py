@@ -1,8 +1,8 @@
-"""A luck check's refresh (``broadcast.luck_checked``) says what the check
-changed of the other seat's view; a socket whose last view is of the check's
-version puts it in that view without reading it again, and any other socket
-reads its view as for a bare refresh. Either way the seat ends up with the
-view a fresh read gives."""
+"""A luck check's refresh (``broadcast.luck_checked``) carries the table's
+version under the check's lock: a socket reads its view (built by its one
+author, ``engine.seat_view`` through the selectors) and sends it, unless it
+has already sent a view of a newer version, which shows the check. The seat
+ends up with the view a fresh read gives."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from accounts.models import User
 from games import selectors, services, tasks
 from games.models import Hand, Table
 from games.realtime import broadcast
-from games.realtime.consumer import TableConsumer
+from games.realtime.table_socket import TableSocket
 from tests.background.test_luck_verify import FORGED, honest, sockets
 
 Rig = Callable[..., None]
@@ -29,7 +29,7 @@ Rig = Callable[..., None]
 def reads() -> Iterator[mock.MagicMock]:
     """Counts the views the sockets read from the database."""
     with mock.patch.object(
-        TableConsumer, "read_state", autospec=True, side_effect=TableConsumer.read_state
+        TableSocket, "read_state", autospec=True, side_effect=TableSocket.read_state
     ) as read:
         yield read
 
@@ -59,7 +59,7 @@ async def checked(table: Table) -> str:
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize(("counts", "verdict"), [(None, "passed"), (FORGED, "flagged")])
-async def test_a_check_is_put_in_the_view_the_socket_last_sent_without_reading_it(
+async def test_a_check_makes_the_socket_read_its_view_once_and_send_it(
     player: User, friend: User, rig: Rig, reads: mock.MagicMock, counts: Any, verdict: str
 ) -> None:
     table, ada, grace = await sockets(player, friend, rig)
@@ -70,7 +70,7 @@ async def test_a_check_is_put_in_the_view_the_socket_last_sent_without_reading_i
     told = await ada.receive()
     assert told == await database_sync_to_async(fresh)(table, 0)
     assert other_luck_check(told) == ("passed" if verdict == "passed" else None)
-    assert reads.call_count == 0
+    assert reads.call_count == 1
     assert await ada.nothing_more()
     assert await grace.nothing_more()
     await ada.close()
@@ -85,7 +85,7 @@ async def test_a_socket_whose_last_view_is_older_than_the_check_reads_its_view(
     # flight when the check's refresh overtakes it): Ada's last view is of an
     # older version than the check's.
     table, ada, grace = await sockets(player, friend, rig)
-    with mock.patch.object(TableConsumer, "push_views", autospec=True):
+    with mock.patch.object(TableSocket, "push_views", autospec=True):
         await grace_sends(grace, honest())
     reads.reset_mock()
     assert await checked(table) == "passed"
@@ -99,13 +99,14 @@ async def test_a_socket_whose_last_view_is_older_than_the_check_reads_its_view(
 
 
 async def refresh(table: Table, seat: int, told: dict[str, Any]) -> None:
+    """What ``broadcast.luck_checked`` sends seat ``seat`` for one check."""
     await get_channel_layer().group_send(
-        f"{table.group_name}.{seat}", {**broadcast.refresh_event(), "luck_checked": told}
+        f"{table.group_name}.{seat}", {**broadcast.refresh_event(), "version": told["version"]}
     )
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_a_check_older_than_the_last_view_sends_nothing_and_another_deals_reads(
+async def test_a_check_older_than_the_last_view_sends_nothing_and_one_as_new_reads(
     player: User, friend: User, rig: Rig, reads: mock.MagicMock
 ) -> None:
     table, ada, grace = await sockets(player, friend, rig)
@@ -114,8 +115,8 @@ async def test_a_check_older_than_the_last_view_sends_nothing_and_another_deals_
     told = {"deal": 1, "version": version - 1, "luck": "Luck +9.9", "luck_check": "passed"}
     await refresh(table, 0, told)
     assert await ada.nothing_more()
-    # Of the version Ada last sent, but of another deal than her view's.
-    await refresh(table, 0, {**told, "deal": 2, "version": version})
+    # Of the version Ada last sent: her view may show the estimate as checking.
+    await refresh(table, 0, {**told, "version": version})
     again = await ada.receive()
     assert again == await database_sync_to_async(fresh)(table, 0)
     assert reads.call_count == 1
@@ -125,7 +126,7 @@ async def test_a_check_older_than_the_last_view_sends_nothing_and_another_deals_
 
 
 @pytest.mark.django_db
-def test_two_checks_for_one_seats_view_in_a_batch_send_it_a_bare_refresh(
+def test_two_checks_for_one_seats_view_in_a_batch_send_it_one_refresh(
     player: User, friend: User, django_capture_on_commit_callbacks: Any
 ) -> None:
     table = services.table_start(user=player, mode="friend")
@@ -141,9 +142,13 @@ def test_two_checks_for_one_seats_view_in_a_batch_send_it_a_bare_refresh(
         django_capture_on_commit_callbacks(execute=True),
     ):
         broadcast.luck_checked(
-            checks=[(table, 0, told), (table, 0, {**told, "deal": 2}), (table, 1, told)]
+            checks=[
+                (table, 0, {**told, "version": 4}),
+                (table, 0, {**told, "deal": 2}),
+                (table, 1, told),
+            ]
         )
     assert sorted(sent, key=lambda s: s[0]) == [
-        (f"{table.group_name}.0", broadcast.refresh_event()),
-        (f"{table.group_name}.1", {**broadcast.refresh_event(), "luck_checked": told}),
+        (f"{table.group_name}.0", {**broadcast.refresh_event(), "version": 4}),
+        (f"{table.group_name}.1", {**broadcast.refresh_event(), "version": 3}),
     ]

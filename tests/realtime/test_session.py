@@ -25,7 +25,7 @@ from games import services
 from games.engine.errors import SessionEnded
 from games.models import Table
 from games.realtime import session
-from games.realtime.consumer import TableConsumer
+from games.realtime.table_socket import TableSocket
 from paigow_site.asgi import application
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -214,13 +214,13 @@ async def test_a_session_check_that_fails_on_the_database_is_tried_again(
     comm = await open_socket(here, table.pk)
     tries: list[int] = []
 
-    def locked_once(self: TableConsumer) -> None:
+    def locked_once(self: TableSocket) -> None:
         tries.append(1)
         if len(tries) == 1:
             raise OperationalError("database table is locked: django_session")
         raise SessionEnded()
 
-    monkeypatch.setattr(TableConsumer, "check_session", locked_once)
+    monkeypatch.setattr(TableSocket, "check_session", locked_once)
     layer = get_channel_layer()
     assert layer is not None
     await layer.group_send(session.user_group(player.pk), {"type": "session.check"})

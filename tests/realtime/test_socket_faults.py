@@ -26,7 +26,8 @@ from accounts.models import User
 from games import selectors, services, sql
 from games.models import Presence
 from games.realtime import apply, presence
-from games.realtime.consumer import CLOSE_SERVER_ERROR, TableConsumer
+from games.realtime.consumer import CLOSE_SERVER_ERROR
+from games.realtime.table_socket import TableSocket
 from paigow_site.asgi import application
 from tests.sockets import Seat_, db_snapshot, join, open_seat
 from tests.support import STRONG, WEAK, deck_with, friend_table, house_front
@@ -132,7 +133,7 @@ async def test_a_fault_while_handling_a_message_closes_with_4500_and_leaves_noth
     seat, _ = await join(player, table.pk, app=SERVED)
     assert await rows(player) == 1
     assert await beating(1)
-    fail(monkeypatch, TableConsumer, "read_state_signed_in")
+    fail(monkeypatch, TableSocket, "read_state_signed_in")
     await seat.comm.send_to(text_data=json.dumps({"type": "state", "id": "s"}))
     assert await closed_with(seat) == CLOSE_SERVER_ERROR
     await seat.comm.disconnect()  # the client answers the close
@@ -148,7 +149,7 @@ async def test_a_cancellation_inside_a_handler_is_a_fault_not_a_dead_worker(
 ) -> None:
     table = await database_sync_to_async(friend_table)(player, friend)
     seat, _ = await join(player, table.pk, app=SERVED)
-    fail(monkeypatch, TableConsumer, "read_state_signed_in", error=asyncio.CancelledError())
+    fail(monkeypatch, TableSocket, "read_state_signed_in", error=asyncio.CancelledError())
     await seat.comm.send_to(text_data=json.dumps({"type": "state", "id": "s"}))
     assert await closed_with(seat) == CLOSE_SERVER_ERROR
     await seat.comm.disconnect()
@@ -254,7 +255,7 @@ async def test_sockets_ended_by_faults_do_not_count_against_the_player(
     table = await database_sync_to_async(friend_table)(player, friend)
     for _round in range(3):
         seats = [(await join(player, table.pk, app=SERVED))[0] for _ in range(2)]
-        fail(monkeypatch, TableConsumer, "read_state_signed_in", times=2)
+        fail(monkeypatch, TableSocket, "read_state_signed_in", times=2)
         for seat in seats:
             await seat.comm.send_to(text_data=json.dumps({"type": "state", "id": "s"}))
             assert await closed_with(seat) == CLOSE_SERVER_ERROR
@@ -271,7 +272,7 @@ async def test_the_other_seat_sees_a_socket_ended_by_a_fault_as_gone(
     grace, hello = await join(friend, table.pk, app=SERVED)
     assert hello["seats"]["other"]["connected"] is True
     assert (await ada.receive())["seats"]["other"]["connected"] is True
-    fail(monkeypatch, TableConsumer, "read_state_signed_in")
+    fail(monkeypatch, TableSocket, "read_state_signed_in")
     await grace.comm.send_to(text_data=json.dumps({"type": "state", "id": "g"}))
     assert await closed_with(grace) == CLOSE_SERVER_ERROR
     await grace.comm.disconnect()

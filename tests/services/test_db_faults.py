@@ -22,7 +22,7 @@ from django.db import DatabaseError, connection
 from accounts.models import User
 from games import selectors, services
 from games.models import ClientMessage, Deal, Hand, Invite, LedgerEntry, Seat, Table
-from games.realtime import consumer
+from games.realtime import table_socket
 from games.realtime.apply import Applied, message_apply
 from games.realtime.messages import Message
 from tests.sockets import join
@@ -175,18 +175,18 @@ async def test_a_fault_over_the_socket_is_a_server_error_and_the_resend_applies_
     before = await database_sync_to_async(everything)()
     lock = {"type": "lock", "front": house_front(WEAK), "id": "reveal"}
 
-    original = consumer.message_apply
+    original = table_socket.message_apply
 
     def failing(**kwargs: Any) -> Applied:
         # The last write of the transition: the id itself, after the reveal.
         with connection.execute_wrapper(_fail_on("games_clientmessage")):
             return original(**kwargs)
 
-    consumer.message_apply = failing  # type: ignore[assignment]
+    table_socket.message_apply = failing  # type: ignore[assignment]
     try:
         reply = await grace.send(lock)
     finally:
-        consumer.message_apply = original  # type: ignore[assignment]
+        table_socket.message_apply = original  # type: ignore[assignment]
     assert reply["error"] == "server_error"
     assert reply["id"] == "reveal"
     assert await database_sync_to_async(everything)() == before
