@@ -29,7 +29,7 @@ from django.conf import settings
 from django.core.cache import BaseCache, caches
 from django.db import InterfaceError, OperationalError, transaction
 
-from . import idle_cpu, reports, upkeep
+from . import reports, upkeep
 from .engine.exact import build_tables
 from .engine.hands import warm_tables
 from .realtime import broadcast
@@ -120,16 +120,11 @@ def exact_analyse(self: Any, cards: str, mode: str, side: str, slot: str | None 
 @worker_init.connect
 def _worker_nice(**_: Any) -> None:
     """Lower the worker's CPU priority by ``WORKER_NICE`` as it starts, before
-    its pool forks (the pool's processes inherit it), and with
-    ``WORKER_IDLE_CPU`` compute the decision costs on an idle-class thread
-    (``games.idle_cpu``): on a machine shared with the web processes, a
-    backlog of background work then waits for idle CPU instead of slowing
-    the sockets' answers."""
+    its pool forks (the pool's processes inherit it): on cores shared with
+    the web processes, background work waits for idle CPU. (The heavy work's
+    workers have CPUs of their own: docker-compose.yml.)"""
     if settings.WORKER_NICE:
         os.nice(settings.WORKER_NICE)
-    if settings.WORKER_IDLE_CPU:
-        # The decision costs' engine work, paced on a busy machine (games.idle_cpu).
-        idle_cpu.enable(share=settings.WORKER_IDLE_CPU_SHARE, busy=settings.WORKER_IDLE_CPU_BUSY)
 
 
 @worker_init.connect

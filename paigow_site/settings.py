@@ -280,24 +280,11 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TIMEZONE = "UTC"
 # A worker lowers its own CPU priority by this much as it starts (os.nice):
-# the background work (decision costs, exact analyses, reports) runs on the
-# cores the sockets leave idle, and never delays a live deal's answer
-# (docs/benchmarks.md, server under load). 0 keeps the inherited priority.
+# on cores it shares with the sockets, the background work waits for what
+# they leave idle. The heavy work (decision costs, analyses) belongs on CPUs
+# of its own: docker-compose.yml gives its workers theirs (cpuset). 0 keeps
+# the inherited priority.
 WORKER_NICE = env_int("WORKER_NICE", 10)
-# On Linux a worker computes the decision costs (the heaviest background
-# work) on a thread of the idle scheduling class, which yields a core to any
-# other thread at once; its database work keeps the worker's own priority
-# (games.idle_cpu). 0 computes them on the worker's own thread.
-WORKER_IDLE_CPU = env_bool("WORKER_IDLE_CPU", True)
-# And paces that thread while the machine's other work keeps it busy: with a
-# backlog of costs it took every idle moment, and the sockets' answers on the
-# same machine came twice as slowly (docs/benchmarks.md, fifteenth round).
-# After each hand's cost, while the other processes used at least
-# WORKER_IDLE_CPU_BUSY of the machine's cores, it rests so that it works at
-# most WORKER_IDLE_CPU_SHARE of the time; on a quiet machine it never rests.
-# A share of 1 turns the pacing off (a worker on a machine of its own).
-WORKER_IDLE_CPU_SHARE = env_float("WORKER_IDLE_CPU_SHARE", 0.25)
-WORKER_IDLE_CPU_BUSY = env_float("WORKER_IDLE_CPU_BUSY", 0.25)
 # The luck checks and decision costs a web process asks for within this many
 # seconds go to the broker as one message a task (games.tasks._Batches).
 TASK_BATCH_SECONDS = env_float("TASK_BATCH_SECONDS", 0.25)

@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from .. import idle_cpu, tasks
+from .. import tasks
 from ..engine import exact
 from ..engine.cards import parse_cards
 from ..engine.cost import EXACT_OPPONENTS, LOSS_PLACES
@@ -124,14 +124,14 @@ def _costable() -> Any:
 
 def _record_exact(hand: Hand) -> bool:
     """Cost the hand exactly: from its suit class's stored analysis if the
-    explorer asked for it, else analysed here on the worker's idle-class
-    thread (``idle_cpu``: paced while the machine is busy) and not stored, one
-    row a hand would only grow the cache. The work runs before any lock is
+    explorer asked for it, else analysed here (on the costs worker's own
+    CPUs, docker-compose.yml) and not stored, one row a hand would only grow
+    the cache. The work runs before any lock is
     taken: a revealed setting never changes."""
     mode = hand.deal.table.mode
     found = analysis.exact_analysis_cached(cards=hand.cards, mode=mode)
     if found is None:
-        found = idle_cpu.run(exact, hand.cards, mode=mode, side="player")
+        found = exact(hand.cards, mode=mode, side="player")
     front = set(hand.front.split())
     chosen = next(row for row in found.settings if set(row.front) == front)
     return hand_cost_record(
