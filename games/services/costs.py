@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from .. import tasks
+from .. import enqueue
 from ..engine import exact
 from ..engine.cards import parse_cards
 from ..engine.cost import EXACT_OPPONENTS, LOSS_PLACES
@@ -108,7 +108,7 @@ def hand_cost_record(
             cost_at=timezone.now(),
         )
         if hand.seat.user_id is not None:
-            tasks.report_refresh_later(user_ids=[hand.seat.user_id])
+            enqueue.report_refresh_later(user_ids=[hand.seat.user_id])
     return True
 
 
@@ -154,7 +154,7 @@ def hand_costs_sweep(*, size: int) -> int:
     estimates recorded before, oldest first. Returns how many were written.
 
     A full batch, all written, means more may wait: another run is queued
-    behind the work already queued (``tasks.decision_costs_sweep_later``), so
+    behind the work already queued (``enqueue.decision_costs_sweep_later``), so
     the sweep catches up after an outage at the pace the costs' workers have
     room for, not ``size`` hands a beat. A run that found some of its hands
     costed meanwhile (another run at the same hands) ends the chain instead,
@@ -162,5 +162,5 @@ def hand_costs_sweep(*, size: int) -> int:
     hands = list(_costable().order_by("cost_method", "deal__revealed_at", "pk")[:size])
     written = sum(_record_exact(hand) for hand in hands)
     if hands and written == len(hands) == size:
-        tasks.decision_costs_sweep_later()
+        enqueue.decision_costs_sweep_later()
     return written

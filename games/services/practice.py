@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .. import tasks
+from .. import enqueue
 from ..engine import PRACTICE_OPPONENTS as DEFAULT_OPPONENTS
 from ..engine import (
     Analysis,
@@ -104,7 +104,7 @@ def practice_deal(
                 player=user, drill=drill, cards=" ".join(cards),
                 house_front=" ".join(guide.house_way.front), house_row=guide.row,
             )
-            tasks.practice_analyse_later(hand_id=hand.pk, slot=slot)
+            enqueue.practice_analyse_later(hand_id=hand.pk, slot=slot)
     except BaseException:
         analysis_budget_release(slot=slot)  # nothing was queued
         raise
@@ -148,7 +148,7 @@ def practice_lock(*, user: Any, hand_id: int, front: Any) -> PracticeHand:
             "Pick exactly two of your seven cards for the front, then lock."
         ) from None
     if hand.expected is None:
-        tasks.practice_analyse_later(hand_id=hand.pk)  # unless queued a moment ago
+        enqueue.practice_analyse_later(hand_id=hand.pk)  # unless queued a moment ago
         raise PracticeAnalysing()
     with transaction.atomic():
         hand = _own(user, hand_id, lock=True)

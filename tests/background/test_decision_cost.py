@@ -13,11 +13,11 @@ from unittest import mock
 
 import pytest
 
-from games import services, tasks, upkeep
+from games import enqueue, services, tasks
 from games.engine import ExactAnalysis, exact
 from games.engine.cost import decision_cost
 from games.models import Deal, ExactAnalysisCache, Hand
-from games.services import analysis, costs
+from games.services import analysis, costs, upkeep
 from paigow_site.celery import app
 from tests.support import (
     SPLIT_A,
@@ -168,7 +168,7 @@ def test_a_broker_that_is_down_never_fails_a_reveal_and_the_sweep_catches_up(
         django_capture_on_commit_callbacks(execute=True),
     ):
         deal = play_solo(player, table, TWO_PAIR, WEAK, front=["Ks", "7h"])
-    tasks.refreshes_queued_wait()
+    enqueue.wait()
     deal.refresh_from_db()
     hand = Hand.objects.get(deal=deal, seat_number=0)
     assert (deal.revealed, hand.cost_method) == (True, "")
@@ -218,7 +218,7 @@ def sweep(size: int, capture: Any) -> int:
     """One run of the sweep as a worker runs it: what it queues once it commits."""
     with capture(execute=True):
         written = upkeep.decision_costs_sweep(size=size)
-    tasks.refreshes_queued_wait()
+    enqueue.wait()
     return written
 
 
