@@ -23,6 +23,7 @@ tenth of their CPU under load when each hand had messages of its own.)
 
 from __future__ import annotations
 
+import atexit
 import functools
 import logging
 import threading
@@ -143,6 +144,9 @@ class _Batches:
 
 
 _batches = _Batches()
+# A process that exits (a deploy, a management command) sends what its
+# batches still hold rather than lose it with the timers' daemon threads.
+atexit.register(_batches.publish)
 
 
 def _batched_after_commit(batched: Batched, ids: list[int]) -> None:
