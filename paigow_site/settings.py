@@ -286,7 +286,7 @@ CELERY_TIMEZONE = "UTC"
 # the inherited priority.
 WORKER_NICE = env_int("WORKER_NICE", 10)
 # The luck checks and decision costs a web process asks for within this many
-# seconds go to the broker as one message a task (games.tasks._Batches).
+# seconds go to the broker as one message a task (games.enqueue._Batches).
 TASK_BATCH_SECONDS = env_float("TASK_BATCH_SECONDS", 0.25)
 # A queue name of its own lets several stacks share one Redis (the tests do).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
@@ -358,14 +358,15 @@ TASK_RETRY_BACKOFF_MAX = env_int("TASK_RETRY_BACKOFF_MAX", 60)
 # never sees "checking" for longer than about a minute and a half.
 LUCK_SWEEP_SECONDS = env_float("LUCK_SWEEP_SECONDS", 60)
 LUCK_SWEEP_AFTER_SECONDS = env_float("LUCK_SWEEP_AFTER_SECONDS", 30)
-# Background upkeep (games.tasks), every UPKEEP_SECONDS (default 15 minutes).
+# Background upkeep (games.tasks over games.services.upkeep), every
+# UPKEEP_SECONDS (default 15 minutes).
 UPKEEP_SECONDS = env_float("UPKEEP_SECONDS", 900)
 # A player's skill-report aggregates are rebuilt at most once a window of this
 # many seconds, that long after the first reveal in it (0: after every
 # reveal, the eager default). The report reads the hands meanwhile.
 REPORT_REFRESH_SECONDS = env_int("REPORT_REFRESH_SECONDS", 0 if CELERY_TASK_ALWAYS_EAGER else 60)
 # A web process queues the windowed refreshes it is asked for within this
-# many seconds as one message (games.tasks._Refreshes).
+# many seconds as one message (games.enqueue._Batches, as the batches above).
 REPORT_REFRESH_BATCH_SECONDS = env_float("REPORT_REFRESH_BATCH_SECONDS", 5)
 CELERY_BEAT_SCHEDULE = {
     "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
