@@ -167,12 +167,14 @@ def server_command(server: str, port: int, app: str, gc_dir: Path | None = None)
     return [*python, "-m", server, "-b", "127.0.0.1", "-p", str(port), app]
 
 
-def worker_command(queues: str | None) -> list[str]:
+def worker_command(queues: str | None, cpus: str | None = None) -> list[str]:
     """One Celery worker process (``-c 1``), on ``queues`` (``-Q``) or, when
-    None, on every queue of the settings."""
+    None, on every queue of the settings; on the CPU list ``cpus`` (``taskset
+    -c``, as docker-compose.yml's ``cpuset``) when given."""
     command = [sys.executable, "-m", "celery", "-A", "paigow_site", "worker", "-c", "1",
                "--loglevel", "WARNING"]
-    return command + (["-Q", queues] if queues else [])
+    pinned = ["taskset", "-c", cpus] if cpus else []
+    return pinned + command + (["-Q", queues] if queues else [])
 
 
 @contextmanager
@@ -184,12 +186,14 @@ def stack(
     server: str = "paigow_site.server",
     workers: str = "split",
     gc_dir: Path | None = None,
+    costs_cpus: str | None = None,
 ) -> Iterator[tuple[list[int], list[subprocess.Popen[bytes]], list[subprocess.Popen[bytes]]]]:
     """Celery workers and ``servers`` daphne processes; their ports, the
     daphnes and the workers. ``workers`` "split" is one worker a queue, as
     docker-compose.yml runs them (the default queue, then the decision
-    costs'); "one" is a single worker on both. The daphnes are stopped
-    first, then the workers."""
+    costs'); "one" is a single worker on both. ``costs_cpus`` pins the costs'
+    worker to those CPUs (compose gives it CPUs of its own). The daphnes are
+    stopped first, then the workers."""
     log_dir.mkdir(parents=True, exist_ok=True)
     queue = env.get("CELERY_QUEUE", "celery")
     queues = [queue, f"{queue}-costs"] if workers == "split" else [None]
@@ -197,7 +201,8 @@ def stack(
         started = [
             running.enter_context(
                 background_process(
-                    worker_command(q), env, log_path=log_dir / f"worker-{i}.log",
+                    worker_command(q, costs_cpus if q and q.endswith("-costs") else None),
+                    env, log_path=log_dir / f"worker-{i}.log",
                     stop_seconds=15,
                 )
             )
@@ -845,6 +850,11 @@ def main() -> None:
         " as docker-compose.yml runs them) or one worker on both",
     )
     parser.add_argument(
+        "--costs-cpus", default=None,
+        help="with --workers split, run the decision costs' worker on these CPUs"
+        " (taskset -c, e.g. 1), as docker-compose.yml gives worker-costs CPUs of its own",
+    )
+    parser.add_argument(
         "--loop", choices=("uvloop", "asyncio"), default="uvloop",
         help="the load generator's own event loop: uvloop (the default since the"
         " fourteenth round: the generator shares the two cores with the server, so"
@@ -894,7 +904,8 @@ def run_all(args: argparse.Namespace, env: dict[str, str]) -> None:
         shutil.rmtree(gc_dir, ignore_errors=True)
         gc_log.record(gc_dir)
     running = stack(
-        env, REPO / "var" / "bench", args.app, args.servers, args.server, args.workers, gc_dir
+        env, REPO / "var" / "bench", args.app, args.servers, args.server, args.workers, gc_dir,
+        args.costs_cpus,
     )
     with running as (ports, daphnes, workers):
         for think in args.think:

@@ -66,7 +66,7 @@ def main() -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from games import selectors, services, tasks
+    from games import enqueue, selectors, services, tasks
     from games.engine import house_way
     from games.models import Invite
     from games.realtime import session
@@ -76,7 +76,7 @@ def main() -> None:
 
     # Checks and report refreshes are a worker's, not the socket's: queue none.
     tasks.report_refresh.delay = tasks.report_refresh.apply_async = lambda *a, **k: None
-    tasks.luck_verify_later = lambda *a, **k: None  # type: ignore[assignment]
+    enqueue.luck_verify_later = lambda *a, **k: None  # type: ignore[assignment]
     User = get_user_model()
     stamp = f"{time.time_ns()}"
     host = User.objects.create(username=f"luckref-{stamp}-a")

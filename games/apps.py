@@ -10,6 +10,10 @@ class GamesConfig(AppConfig):
 
         from paigow_site.checks import channels_redis_private_names
 
+        # The Celery tasks, registered in every process (``games.enqueue`` names
+        # them; embedded, they run in this one).
+        from . import tasks  # noqa: F401
+
         # Signal receivers that close a user's table sockets when a session ends.
         from .realtime import session  # noqa: F401
 

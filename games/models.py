@@ -508,7 +508,7 @@ class ReportBucket(models.Model):
 
 class LuckAudit(models.Model):
     """One stored luck estimate re-derived on the server from the deterministic
-    draw (rules §6) by ``games.upkeep.luck_audit_sample``; ``ok`` is false when
+    draw (rules §6) by ``games.services.upkeep.luck_audit_sample``; ``ok`` is false when
     the stored counts or the figures derived from them do not match."""
 
     hand = models.OneToOneField(Hand, on_delete=models.CASCADE, related_name="luck_audit")

@@ -1,7 +1,7 @@
 """The skill report (rules §7): built and read here, nowhere else.
 
 Built: ``report_refresh`` (the Celery task ``games.report_refresh``, queued
-after each reveal by ``games.tasks.report_refresh_later``) groups a player's
+after each reveal by ``games.enqueue.report_refresh_later``) groups a player's
 revealed hands by mode, house-way row and day into ``ReportBucket`` rows in
 one query, under the ``PlayerReport`` row's lock.
 

@@ -16,17 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import sys
 from collections.abc import Callable
 from typing import Any
+
+from paigow_site.env import env_bool, env_float, env_int
 
 # uvloop under Twisted's asyncio reactor, for the server process only:
 # daphne makes its event loop as ``daphne.server`` is imported, so the policy
 # is set before that import, and only when this module runs as the program
 # (imported, say by a test, it must not change the process's event loops).
 # SERVER_UVLOOP=0 keeps the standard library's loop (docs/benchmarks.md).
-if __name__ == "__main__" and os.environ.get("SERVER_UVLOOP", "1") != "0":
+if __name__ == "__main__" and env_bool("SERVER_UVLOOP", True):
     import uvloop
 
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
@@ -129,13 +130,13 @@ class CappedHTTPFactory(HTTPFactory):
 # The timeouts daphne runs with (README, "Production"): each from the
 # environment, passed as daphne's own arguments unless the command line
 # gives them.
-IDLE_TIMEOUT_SECONDS = float(os.environ.get("SERVER_IDLE_TIMEOUT_SECONDS", "60"))
+IDLE_TIMEOUT_SECONDS = env_float("SERVER_IDLE_TIMEOUT_SECONDS", 60)
 TIMEOUT_ARGUMENTS = {
     # A request whose response has not ended this long after it came in is
     # answered 503 (or cut, once started). daphne's default is none.
-    "--http-timeout": os.environ.get("SERVER_HTTP_TIMEOUT_SECONDS", "120"),
+    "--http-timeout": str(env_int("SERVER_HTTP_TIMEOUT_SECONDS", 120)),
     # A WebSocket must finish its opening handshake within this (daphne's default, 5).
-    "--websocket_connect_timeout": os.environ.get("SERVER_WEBSOCKET_CONNECT_TIMEOUT_SECONDS", "5"),
+    "--websocket_connect_timeout": str(env_int("SERVER_WEBSOCKET_CONNECT_TIMEOUT_SECONDS", 5)),
 }
 
 

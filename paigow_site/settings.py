@@ -18,6 +18,7 @@ from csp.constants import NONCE, NONE, SELF, WASM_UNSAFE_EVAL
 from django.core.exceptions import ImproperlyConfigured
 from kombu.entity import Queue
 
+from paigow_site.env import env_bool, env_float, env_int, env_list
 from paigow_site.static import immutable_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -26,25 +27,8 @@ VAR_DIR = Path(os.environ.get("PAIGOW_VAR_DIR", BASE_DIR / "var"))
 VERSION = "0.1.0"
 
 
-def env_flag(name: str, default: bool) -> bool:
-    """Read a yes/no variable; anything but the usual spellings is an error."""
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    value = raw.strip().lower()
-    if value in {"1", "true", "yes", "on"}:
-        return True
-    if value in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name} must be 1 or 0 (got {raw!r}).")
-
-
-def env_list(name: str) -> list[str]:
-    return [item.strip() for item in os.environ.get(name, "").split(",") if item.strip()]
-
-
-DEBUG = env_flag("DJANGO_DEBUG", True)
-TESTING = env_flag("PAIGOW_TESTING", False)
+DEBUG = env_bool("DJANGO_DEBUG", True)
+TESTING = env_bool("PAIGOW_TESTING", False)
 
 DEV_SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
@@ -135,10 +119,10 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "")
 # open while idle (more are closed after DB_POOL_MAX_IDLE_SECONDS unused). A
 # request that finds every connection lent waits DB_POOL_TIMEOUT_SECONDS at
 # most, then gets a 503 with Retry-After (paigow_site.unavailable).
-DB_POOL_MIN_SIZE = int(os.environ.get("DB_POOL_MIN_SIZE", "2"))
-DB_POOL_MAX_SIZE = int(os.environ.get("DB_POOL_MAX_SIZE", "10"))
-DB_POOL_TIMEOUT_SECONDS = float(os.environ.get("DB_POOL_TIMEOUT_SECONDS", "5"))
-DB_POOL_MAX_IDLE_SECONDS = float(os.environ.get("DB_POOL_MAX_IDLE_SECONDS", "60"))
+DB_POOL_MIN_SIZE = env_int("DB_POOL_MIN_SIZE", 2)
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 10)
+DB_POOL_TIMEOUT_SECONDS = env_float("DB_POOL_TIMEOUT_SECONDS", 5)
+DB_POOL_MAX_IDLE_SECONDS = env_float("DB_POOL_MAX_IDLE_SECONDS", 60)
 if os.environ.get("DB_CONN_MAX_AGE", "0").strip() not in ("", "0"):
     raise ImproperlyConfigured(
         "DB_CONN_MAX_AGE is no longer read: persistent connections leak one per request "
@@ -186,7 +170,7 @@ else:
 # call is a few kilobytes; nothing is uploaded). A larger one is refused with
 # 413 before it is read (paigow_site.server in daphne, paigow_site.bodycap for
 # any server); the proxy in front should cap bodies too (README, "Production").
-REQUEST_BODY_MAX_BYTES = int(os.environ.get("REQUEST_BODY_MAX_BYTES", str(1024 * 1024)))
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", 1024 * 1024)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -205,13 +189,13 @@ AUTH_PASSWORD_VALIDATORS = [
 REDIS_URL = os.environ.get("REDIS_URL", "")
 # Three times the channel layer's 5 s blocking pop: a healthy Redis always
 # answers the pop first, even when this process's event loop runs late.
-REDIS_READ_TIMEOUT_SECONDS = float(os.environ.get("REDIS_READ_TIMEOUT_SECONDS", "15"))
+REDIS_READ_TIMEOUT_SECONDS = env_float("REDIS_READ_TIMEOUT_SECONDS", 15)
 # The cache (the password limits' counts) waits this long for Redis at most:
 # a Redis that accepts connections but never answers would otherwise hang
 # every sign-in; past it the limit fails closed with a polite 503.
 REDIS_CACHE_OPTIONS = {
-    "socket_connect_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
-    "socket_timeout": float(os.environ.get("REDIS_CACHE_TIMEOUT_SECONDS", "3")),
+    "socket_connect_timeout": env_float("REDIS_CACHE_TIMEOUT_SECONDS", 3),
+    "socket_timeout": env_float("REDIS_CACHE_TIMEOUT_SECONDS", 3),
 }
 # Which channels-redis layer carries the sockets' messages: "pubsub" (the
 # default: Redis PUBLISH/SUBSCRIBE, one subscription per process and group)
@@ -248,7 +232,7 @@ elif REDIS_URL:
                 "hosts": [
                     {
                         "address": REDIS_URL,
-                        "max_connections": int(os.environ.get("REDIS_MAX_CONNECTIONS", "1000")),
+                        "max_connections": env_int("REDIS_MAX_CONNECTIONS", 1000),
                         # The layer waits for messages with a blocking pop of
                         # 5 s (channels_redis' brpop_timeout); redis-py 8 gives
                         # every read a 5 s socket timeout by default, which
@@ -263,7 +247,7 @@ elif REDIS_URL:
                 # All sockets of a server process share one Redis queue, and
                 # a message past this many waiting is dropped: a player would
                 # miss a refresh. 100, the default, was reached at 50 tables.
-                "capacity": int(os.environ.get("CHANNELS_CAPACITY", "5000")),
+                "capacity": env_int("CHANNELS_CAPACITY", 5000),
             },
         }
     }
@@ -283,7 +267,7 @@ else:
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = REDIS_URL or "cache+memory://"
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL or env_flag("CELERY_EAGER", False)
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL or env_bool("CELERY_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -297,27 +281,14 @@ CELERY_BROKER_CONNECTION_MAX_RETRIES = None
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
 CELERY_TIMEZONE = "UTC"
 # A worker lowers its own CPU priority by this much as it starts (os.nice):
-# the background work (decision costs, exact analyses, reports) runs on the
-# cores the sockets leave idle, and never delays a live deal's answer
-# (docs/benchmarks.md, server under load). 0 keeps the inherited priority.
-WORKER_NICE = int(os.environ.get("WORKER_NICE", "10"))
-# On Linux a worker computes the decision costs (the heaviest background
-# work) on a thread of the idle scheduling class, which yields a core to any
-# other thread at once; its database work keeps the worker's own priority
-# (games.idle_cpu). 0 computes them on the worker's own thread.
-WORKER_IDLE_CPU = os.environ.get("WORKER_IDLE_CPU", "1") != "0"
-# And paces that thread while the machine's other work keeps it busy: with a
-# backlog of costs it took every idle moment, and the sockets' answers on the
-# same machine came twice as slowly (docs/benchmarks.md, fifteenth round).
-# After each hand's cost, while the other processes used at least
-# WORKER_IDLE_CPU_BUSY of the machine's cores, it rests so that it works at
-# most WORKER_IDLE_CPU_SHARE of the time; on a quiet machine it never rests.
-# A share of 1 turns the pacing off (a worker on a machine of its own).
-WORKER_IDLE_CPU_SHARE = float(os.environ.get("WORKER_IDLE_CPU_SHARE", "0.25"))
-WORKER_IDLE_CPU_BUSY = float(os.environ.get("WORKER_IDLE_CPU_BUSY", "0.25"))
+# on cores it shares with the sockets, the background work waits for what
+# they leave idle. The heavy work (decision costs, analyses) belongs on CPUs
+# of its own: docker-compose.yml gives its workers theirs (cpuset). 0 keeps
+# the inherited priority.
+WORKER_NICE = env_int("WORKER_NICE", 10)
 # The luck checks and decision costs a web process asks for within this many
-# seconds go to the broker as one message a task (games.tasks._Batches).
-TASK_BATCH_SECONDS = float(os.environ.get("TASK_BATCH_SECONDS", "0.25"))
+# seconds go to the broker as one message a task (games.enqueue._Batches).
+TASK_BATCH_SECONDS = env_float("TASK_BATCH_SECONDS", 0.25)
 # A queue name of its own lets several stacks share one Redis (the tests do).
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # The decision costs (by far the heaviest background work, more than a worker
@@ -357,9 +328,9 @@ CELERY_TASK_ROUTES = {
 # account's scripts only on a worker that can keep up. Each one-at-once slot
 # expires by itself after ANALYSIS_SLOT_SECONDS even if its worker was
 # killed before it could give it back.
-ANALYSIS_AT_ONCE = int(os.environ.get("ANALYSIS_AT_ONCE", "3"))
-ANALYSIS_PER_MINUTE = int(os.environ.get("ANALYSIS_PER_MINUTE", "30"))
-ANALYSIS_SLOT_SECONDS = int(os.environ.get("ANALYSIS_SLOT_SECONDS", "300"))
+ANALYSIS_AT_ONCE = env_int("ANALYSIS_AT_ONCE", 3)
+ANALYSIS_PER_MINUTE = env_int("ANALYSIS_PER_MINUTE", 30)
+ANALYSIS_SLOT_SECONDS = env_int("ANALYSIS_SLOT_SECONDS", 300)
 # A message a worker took and did not acknowledge (it was killed, or lost
 # Redis) goes back to its queue this many seconds after it was delivered
 # (kombu's Redis "visibility timeout"; its default is an hour). Every task is
@@ -367,7 +338,7 @@ ANALYSIS_SLOT_SECONDS = int(os.environ.get("ANALYSIS_SLOT_SECONDS", "300"))
 # this (a countdown, a retry) would be delivered again and again, so the
 # system check "paigow.E002" refuses a countdown that does not fit. Lower it
 # to recover sooner; raise it only with REPORT_REFRESH_SECONDS.
-CELERY_VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "90"))
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 90)
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
     # Look for such messages every 10 s (kombu's default looks every 100 s:
@@ -382,24 +353,23 @@ CELERY_BROKER_TRANSPORT = "paigow_site.celery:RedisTransport" if REDIS_URL else 
 # A task that failed on an unreachable database is retried after at most this
 # many seconds (exponential backoff); it must be due within the visibility
 # timeout (paigow.E002), as must the report refresh's countdown.
-TASK_RETRY_BACKOFF_MAX = int(os.environ.get("TASK_RETRY_BACKOFF_MAX", "60"))
+TASK_RETRY_BACKOFF_MAX = env_int("TASK_RETRY_BACKOFF_MAX", 60)
 # The beat's luck sweep: every LUCK_SWEEP_SECONDS, check the stored luck
 # estimates of hands revealed over LUCK_SWEEP_AFTER_SECONDS ago that have no
 # check yet (theirs was lost with a broker or a worker), so the other seat
 # never sees "checking" for longer than about a minute and a half.
-LUCK_SWEEP_SECONDS = float(os.environ.get("LUCK_SWEEP_SECONDS", "60"))
-LUCK_SWEEP_AFTER_SECONDS = float(os.environ.get("LUCK_SWEEP_AFTER_SECONDS", "30"))
-# Background upkeep (games.tasks), every UPKEEP_SECONDS (default 15 minutes).
-UPKEEP_SECONDS = float(os.environ.get("UPKEEP_SECONDS", "900"))
+LUCK_SWEEP_SECONDS = env_float("LUCK_SWEEP_SECONDS", 60)
+LUCK_SWEEP_AFTER_SECONDS = env_float("LUCK_SWEEP_AFTER_SECONDS", 30)
+# Background upkeep (games.tasks over games.services.upkeep), every
+# UPKEEP_SECONDS (default 15 minutes).
+UPKEEP_SECONDS = env_float("UPKEEP_SECONDS", 900)
 # A player's skill-report aggregates are rebuilt at most once a window of this
 # many seconds, that long after the first reveal in it (0: after every
 # reveal, the eager default). The report reads the hands meanwhile.
-REPORT_REFRESH_SECONDS = int(
-    os.environ.get("REPORT_REFRESH_SECONDS", "0" if CELERY_TASK_ALWAYS_EAGER else "60")
-)
+REPORT_REFRESH_SECONDS = env_int("REPORT_REFRESH_SECONDS", 0 if CELERY_TASK_ALWAYS_EAGER else 60)
 # A web process queues the windowed refreshes it is asked for within this
-# many seconds as one message (games.tasks._Refreshes).
-REPORT_REFRESH_BATCH_SECONDS = float(os.environ.get("REPORT_REFRESH_BATCH_SECONDS", "5"))
+# many seconds as one message (games.enqueue._Batches, as the batches above).
+REPORT_REFRESH_BATCH_SECONDS = env_float("REPORT_REFRESH_BATCH_SECONDS", 5)
 CELERY_BEAT_SCHEDULE = {
     "tables-close-idle": {"task": "games.tables_close_idle", "schedule": UPKEEP_SECONDS},
     "invites-expire": {"task": "games.invites_expire", "schedule": UPKEEP_SECONDS},
@@ -477,10 +447,10 @@ SPECTACULAR_SETTINGS = {
 # Production hardening: secure cookies, HSTS, HTTPS redirect behind a proxy.
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
-    SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", True)
+    SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
-    SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
+    SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = True
     SECURE_HSTS_PRELOAD = True
 SESSION_COOKIE_HTTPONLY = True
@@ -532,7 +502,7 @@ LOGGING = {
 # Sign-up forms one address may submit per 15 minutes (made and refused
 # alike). Raise it behind a shared address (a school, a carrier's NAT); the
 # browser tests raise it because every one of them signs up from 127.0.0.1.
-SIGN_UPS_PER_ADDRESS = int(os.environ.get("SIGN_UPS_PER_ADDRESS", "10"))
+SIGN_UPS_PER_ADDRESS = env_int("SIGN_UPS_PER_ADDRESS", 10)
 
 # E-mail: the address a player verifies on the account page, and the
 # password-reset link sent to it (accounts.emails). Where mail goes:
@@ -552,16 +522,16 @@ EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
 EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", "")
 if EMAIL_HOST:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_PORT = int(os.environ.get("EMAIL_PORT", "587"))
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
     EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
     EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-    EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS", True)
-    EMAIL_USE_SSL = env_flag("EMAIL_USE_SSL", False)
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
     if EMAIL_USE_SSL:
-        EMAIL_USE_TLS = env_flag("EMAIL_USE_TLS", False)
+        EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
     if EMAIL_USE_TLS and EMAIL_USE_SSL:
         raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL: set one of them, not both.")
-    EMAIL_TIMEOUT = float(os.environ.get("EMAIL_TIMEOUT", "10"))
+    EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10)
 elif EMAIL_FILE_PATH:
     EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
 elif DEBUG:
@@ -583,39 +553,39 @@ SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Friend tables: how long an invite link stays good, and how long a table
 # socket counts as connected after its last heartbeat (a process that died
 # leaves rows behind; they age out after this).
-INVITE_TTL_HOURS = int(os.environ.get("INVITE_TTL_HOURS", "24"))
-PRESENCE_HEARTBEAT_SECONDS = int(os.environ.get("PRESENCE_HEARTBEAT_SECONDS", "20"))
-PRESENCE_TTL_SECONDS = int(os.environ.get("PRESENCE_TTL_SECONDS", "60"))
+INVITE_TTL_HOURS = env_int("INVITE_TTL_HOURS", 24)
+PRESENCE_HEARTBEAT_SECONDS = env_int("PRESENCE_HEARTBEAT_SECONDS", 20)
+PRESENCE_TTL_SECONDS = env_int("PRESENCE_TTL_SECONDS", 60)
 
 # Table sockets: how many threads of a server process run their database
 # calls (each thread holds its own connection). PostgreSQL takes them in
 # parallel; SQLite has one writer, so one thread there. Two, not more: the
 # threads share one GIL, and four gave the same deals/s with 2-3x longer
 # tails (docs/benchmarks.md).
-SOCKET_DB_THREADS = int(os.environ.get("SOCKET_DB_THREADS", "2" if DATABASE_URL else "1"))
+SOCKET_DB_THREADS = env_int("SOCKET_DB_THREADS", 2 if DATABASE_URL else 1)
 # What one user may cost: open table sockets (the next is closed with 4429),
 # and per socket a token bucket of messages (a page sends a few a minute; a
 # burst above this gets "too_many_messages", and going on closes it, 4429).
-SOCKETS_PER_USER = int(os.environ.get("SOCKETS_PER_USER", "8"))
-SOCKET_MESSAGES_PER_SECOND = float(os.environ.get("SOCKET_MESSAGES_PER_SECOND", "20"))
-SOCKET_MESSAGES_BURST = int(os.environ.get("SOCKET_MESSAGES_BURST", "40"))
+SOCKETS_PER_USER = env_int("SOCKETS_PER_USER", 8)
+SOCKET_MESSAGES_PER_SECOND = env_float("SOCKET_MESSAGES_PER_SECOND", 20)
+SOCKET_MESSAGES_BURST = env_int("SOCKET_MESSAGES_BURST", 40)
 
 # Background work: a waiting or betting table untouched this long is closed;
 # the luck audit re-derives this many stored estimates per run.
-TABLE_IDLE_HOURS = float(os.environ.get("TABLE_IDLE_HOURS", "24"))
-LUCK_AUDIT_SAMPLE = int(os.environ.get("LUCK_AUDIT_SAMPLE", "50"))
+TABLE_IDLE_HOURS = env_float("TABLE_IDLE_HOURS", 24)
+LUCK_AUDIT_SAMPLE = env_int("LUCK_AUDIT_SAMPLE", 50)
 # A revealed hand's decision cost is first estimated over this many opponents
 # of the explorer's stream (about 80 ms of CPU a hand, docs/benchmarks.md),
 # off the socket's path; the beat's sweep estimates this many missed hands a run.
-DECISION_COST_SAMPLES = int(os.environ.get("DECISION_COST_SAMPLES", "10000"))
-DECISION_COST_SWEEP = int(os.environ.get("DECISION_COST_SWEEP", "50"))
+DECISION_COST_SAMPLES = env_int("DECISION_COST_SAMPLES", 10000)
+DECISION_COST_SWEEP = env_int("DECISION_COST_SWEEP", 50)
 # The 100-hand test (/practice/test/): how many hands a new attempt deals, the
 # first ones of test N's published order. 100 in production; the browser tests
 # set a few so that a test plays quickly.
-PRACTICE_TEST_HANDS = int(os.environ.get("PRACTICE_TEST_HANDS", "100"))
+PRACTICE_TEST_HANDS = env_int("PRACTICE_TEST_HANDS", 100)
 if not 1 <= PRACTICE_TEST_HANDS <= 100:
     raise ImproperlyConfigured("PRACTICE_TEST_HANDS is a whole number from 1 to 100.")
 # How long a socket message id is kept against a resend of it.
-CLIENT_MESSAGE_HOURS = float(os.environ.get("CLIENT_MESSAGE_HOURS", "24"))
+CLIENT_MESSAGE_HOURS = env_float("CLIENT_MESSAGE_HOURS", 24)
 # ... and how many a seat keeps at most (its newest; docs/protocol.md).
-CLIENT_MESSAGES_PER_SEAT = int(os.environ.get("CLIENT_MESSAGES_PER_SEAT", "100"))
+CLIENT_MESSAGES_PER_SEAT = env_int("CLIENT_MESSAGES_PER_SEAT", 100)

@@ -34,6 +34,12 @@ describe("labels and the foul warning", () => {
   test("a foul says why and that it may still be locked", () => {
     assert.match(shows.foulWarning(VIEW, ["Ah", "As"]), /^A foul: Your front, a pair of aces, beats .* you may still lock it/);
   });
+  test("a fouled back has the warning's name, as at the table (issue #45)", () => {
+    const view = { ...VIEW, settings: [{ front: ["As", "Ks"], front_name: "Ace-king", back_name: "Ten high",
+      foul_reason: "Your front, ace-king, beats your back, ten-eight high." }] };
+    assert.deepEqual(shows.labels(view, ["As", "Ks"]), { front: "Front: ace-king", back: "Back: ten-eight high" });
+    assert.equal(shows.labels(VIEW, ["As", "Ah"]).back, "Back: pair of eights", "the article dropped");
+  });
   test("a legal setting has no warning", () => {
     assert.equal(shows.foulWarning(VIEW, ["8d", "8c"]), "");
   });

@@ -30,7 +30,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
-from .. import reports, tasks
+from .. import enqueue, reports
 from .. import selectors as game_selectors
 from ..history import export as history_export
 from ..history import record, selectors
@@ -295,7 +295,7 @@ class ExactView(APIView):
             return Response({"status": "pending", "detail": PENDING}, status=202)
         if seat.cost_inexact:
             # The hand's decision cost is now exact too (games.decision_cost).
-            tasks.decision_cost_later(hand_ids=[seat.hand_id])
+            enqueue.decision_cost_later(hand_ids=[seat.hand_id])
         return Response({"status": "ready", **found.to_json()})
 
 

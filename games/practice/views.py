@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.views.decorators.http import require_GET, require_POST
 
 from .. import services
-from ..engine import DRILL_LESSONS, DRILLS
+from ..engine import DRILL_LESSONS, DRILLS, by_rank
 from ..engine.errors import GameError, PracticeHandNotFound, error_payload
 from ..history.views import chart_assets
 from . import selectors
@@ -68,7 +68,8 @@ def deal(request: HttpRequest) -> HttpResponse:
 
 def _hand_page(request: HttpRequest, view: dict[str, Any], *, error: str = "",
                status: int = 200) -> HttpResponse:
-    named = [(code, view["names"][code]) for code in view["cards"]]
+    # The cards in the table's order (``engine.by_rank``), as the script shows them.
+    named = [(code, view["names"][code]) for code in by_rank(view["cards"])]
     return render(request, "games/practice/hand.html",
                   {"view": view, "named": named, "error": error}, status=status)
 

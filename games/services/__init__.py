@@ -4,7 +4,11 @@ Split by what they change: ``tables`` (opening a table, stakes, deals,
 settings and the reveal), ``invites`` (links and the friend's seat) and
 ``luck`` (the devices' estimates), ``practice`` (the practice table's hands,
 with no table, stake or ledger) and ``costs`` (each revealed hand's decision
-cost, written in the background). ``transition`` opens a table for one
+cost, written in the background), ``upkeep`` (what only the background
+writes: idle tables, expired invites, the luck checks and audit, the costs'
+sweep, old message ids; not re-exported here, the tasks call it by module).
+Each queues its background work through ``games.enqueue``, by task name,
+never by importing ``games.tasks``. ``transition`` opens a table for one
 transition: the row lock, the seats and the latest deal, passed to the
 service by argument. The socket's own writes (presence, message ids) live in
 ``games.realtime``.

@@ -31,7 +31,7 @@ from django.conf import settings
 
 from accounts.limits import Limiter
 
-from .. import idle_cpu, tasks
+from .. import enqueue
 from ..engine import ExactAnalysis, canonical, exact, exact_for, exact_key
 from ..engine.errors import GameError
 from ..models import ExactAnalysisCache
@@ -75,7 +75,7 @@ def analysis_budget_claim(*, user_id: int) -> str:
             "many as one player may: wait a minute, then ask again.",
             retry_after=60 * minutes,
         )
-    cache = tasks.shared_cache()
+    cache = enqueue.shared_cache()
     for number in range(settings.ANALYSIS_AT_ONCE):
         slot = f"{BUDGET_SCOPE}-slot:{user_id}:{number}"
         if cache.add(slot, True, timeout=settings.ANALYSIS_SLOT_SECONDS):
@@ -92,7 +92,7 @@ def analysis_budget_release(*, slot: str | None) -> None:
     """Give a slot back (its task is done); nothing for None (embedded
     callers and tasks queued before budgets existed have none)."""
     if slot:
-        tasks.shared_cache().delete(slot)
+        enqueue.shared_cache().delete(slot)
 
 
 def exact_analysis_cached(
@@ -107,12 +107,10 @@ def exact_analysis_cached(
 
 
 def exact_analysis_compute(
-    *, cards: str | Iterable[str], mode: str, side: str = "player", idle: bool = False
+    *, cards: str | Iterable[str], mode: str, side: str = "player"
 ) -> ExactAnalysis:
     """The hand's own exact analysis: read from its class's row, or computed for
-    the class's representative and stored first. ``idle``: computed on the
-    worker's idle-class thread (``idle_cpu``), for background work nobody
-    waits on at once (the 100-hand test's scoring, on the costs queue).
+    the class's representative and stored first.
 
     Storing is ``INSERT … ON CONFLICT DO NOTHING`` on the unique key, so two
     workers analysing the same class at once both succeed and one row is kept
@@ -123,10 +121,7 @@ def exact_analysis_compute(
         return found
     representative, _ = canonical(cards)
     started = time.process_time()
-    if idle:
-        analysis = idle_cpu.run(exact, representative, mode=mode, side=side)
-    else:
-        analysis = exact(representative, mode=mode, side=side)
+    analysis = exact(representative, mode=mode, side=side)
     seconds = time.process_time() - started
     ExactAnalysisCache.objects.bulk_create(
         [ExactAnalysisCache(key=exact_key(cards, mode=mode, side=side),
@@ -151,8 +146,8 @@ def exact_analysis_request(
     if ExactAnalysisCache.objects.filter(key=exact_key(cards, mode=mode, side=side)).exists():
         return False
     representative = canonical(cards)[0]
-    if tasks.exact_queued(cards=representative, mode=mode, side=side):
+    if enqueue.exact_queued(cards=representative, mode=mode, side=side):
         return False  # the explorer asks every few seconds while it waits
     slot = analysis_budget_claim(user_id=user.pk)
-    tasks.exact_analyse_later(cards=representative, mode=mode, side=side, slot=slot)
+    enqueue.exact_analyse_later(cards=representative, mode=mode, side=side, slot=slot)
     return True

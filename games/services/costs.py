@@ -22,7 +22,7 @@ from django.db import transaction
 from django.db.models import Case, Q, When
 from django.utils import timezone
 
-from .. import idle_cpu, tasks
+from .. import enqueue
 from ..engine import exact
 from ..engine.cards import parse_cards
 from ..engine.cost import EXACT_OPPONENTS, LOSS_PLACES
@@ -122,7 +122,7 @@ def hand_cost_record(
             cost_at=timezone.now(),
         )
         if hand.seat.user_id is not None:
-            tasks.report_refresh_later(user_ids=[hand.seat.user_id])
+            enqueue.report_refresh_later(user_ids=[hand.seat.user_id])
     return True
 
 
@@ -163,14 +163,14 @@ _SWEEP_ORDER = Case(When(cost_method="", then=0), When(cost_method="sampled", th
 
 def _record_exact(hand: Hand) -> bool:
     """Cost the hand exactly: from its suit class's stored analysis if the
-    explorer asked for it, else analysed here on the worker's idle-class
-    thread (``idle_cpu``: paced while the machine is busy) and not stored, one
-    row a hand would only grow the cache. The work runs before any lock is
+    explorer asked for it, else analysed here (on the costs worker's own
+    CPUs, docker-compose.yml) and not stored, one row a hand would only grow
+    the cache. The work runs before any lock is
     taken: a revealed setting never changes."""
     mode = hand.deal.table.mode
     found = analysis.exact_analysis_cached(cards=hand.cards, mode=mode)
     if found is None:
-        found = idle_cpu.run(exact, hand.cards, mode=mode, side="player")
+        found = exact(hand.cards, mode=mode, side="player")
     front = set(hand.front.split())
     chosen = next(row for row in found.settings if set(row.front) == front)
     house_front = set(hand.house_front.split())
@@ -201,7 +201,7 @@ def hand_costs_sweep(*, size: int) -> int:
     own loss was kept, oldest first. Returns how many were written.
 
     A full batch, all written, means more may wait: another run is queued
-    behind the work already queued (``tasks.decision_costs_sweep_later``), so
+    behind the work already queued (``enqueue.decision_costs_sweep_later``), so
     the sweep catches up after an outage at the pace the costs' workers have
     room for, not ``size`` hands a beat. A run that found some of its hands
     costed meanwhile (another run at the same hands) ends the chain instead,
@@ -212,5 +212,5 @@ def hand_costs_sweep(*, size: int) -> int:
     )
     written = sum(_record_exact(hand) for hand in hands)
     if hands and written == len(hands) == size:
-        tasks.decision_costs_sweep_later()
+        enqueue.decision_costs_sweep_later()
     return written

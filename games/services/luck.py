@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import engine, sql, tasks
+from .. import engine, enqueue, sql
 from ..engine.errors import InvalidLuck, LuckAlreadyRecorded, NoDeal, NotRevealed
 from ..engine.luck import LUCK_SAMPLES
 from ..models import Hand
@@ -84,5 +84,5 @@ def luck_record(
             ],
         )
         touch(table)
-        tasks.luck_verify_later(hand_id=hand.pk)
+        enqueue.luck_verify_later(hand_id=hand.pk)
     return hand

@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .. import idle_cpu, tasks
+from .. import enqueue
 from ..engine import PRACTICE_OPPONENTS as DEFAULT_OPPONENTS
 from ..engine import (
     Analysis,
@@ -109,7 +109,7 @@ def practice_deal(
                 player=user, drill=drill, cards=" ".join(cards),
                 house_front=" ".join(guide.house_way.front), house_row=guide.row,
             )
-            tasks.practice_analyse_later(hand_id=hand.pk, slot=slot)
+            enqueue.practice_analyse_later(hand_id=hand.pk, slot=slot)
     except BaseException:
         analysis_budget_release(slot=slot)  # nothing was queued
         raise
@@ -153,7 +153,7 @@ def practice_lock(*, user: Any, hand_id: int, front: Any) -> PracticeHand:
             "Pick exactly two of your seven cards for the front, then lock."
         ) from None
     if hand.expected is None:
-        tasks.practice_analyse_later(hand_id=hand.pk)  # unless queued a moment ago
+        enqueue.practice_analyse_later(hand_id=hand.pk)  # unless queued a moment ago
         raise PracticeAnalysing()
     with transaction.atomic():
         hand = _own(user, hand_id, lock=True)
@@ -166,7 +166,7 @@ def practice_lock(*, user: Any, hand_id: int, front: Any) -> PracticeHand:
         hand.locked_at = timezone.now()
         hand.save()
         if not hand.exact:
-            tasks.practice_cost_later(hand_id=hand.pk)
+            enqueue.practice_cost_later(hand_id=hand.pk)
     return hand
 
 
@@ -193,12 +193,12 @@ def practice_costs_sweep(*, size: int) -> int:
 
 def _record_exact(hand: PracticeHand) -> bool:
     # From its suit class's stored analysis if someone asked for it, else
-    # worked out on the worker's idle-class thread (``idle_cpu``) and not
+    # worked out here (on the costs worker, which has CPUs of its own) and not
     # stored, as ``services.costs`` does; before any lock: a locked setting
     # never changes.
     cards = hand.card_list
     found = (exact_analysis_cached(cards=cards, mode=EXACT_MODE, side=EXACT_SIDE)
-             or idle_cpu.run(exact, cards, mode=EXACT_MODE, side=EXACT_SIDE))
+             or exact(cards, mode=EXACT_MODE, side=EXACT_SIDE))
     by_front = {frozenset(row.front): row.expected for row in found.settings}
     expected = [by_front[frozenset(s.front)] for s in explore_settings(cards)]
     rows = [{"front": list(s.front), "expected": e}

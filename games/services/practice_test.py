@@ -6,7 +6,7 @@ player sets them in order with no hints: nothing here returns a figure before
 the last lock. The last lock marks the attempt ``scoring`` and queues one task
 (``games.practice_test_score``, on the costs queue, after the commit); the
 task reads each hand's exact analysis from the cache or computes it on the
-worker's idle-class thread and stores it by class (``services.analysis``:
+costs worker and stores it by class (``services.analysis``:
 every C(46, 7) opponent, solo, the player's side, as a solo decision cost),
 then each setting's cost and the totals. A run computes at most
 ``SCORE_BATCH`` hands and queues the next, so that none outlasts the
@@ -27,7 +27,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from .. import tasks
+from .. import enqueue
 from ..engine import TEST_HANDS, ExactAnalysis, hand_guide, house_way, test_hands
 from ..engine.errors import GameError, InvalidSetting
 from ..models import PracticeTest, PracticeTestHand
@@ -38,7 +38,7 @@ MODE, SIDE = "solo", "player"
 # How many of a scored attempt's hands are "the hands you gave up most on".
 WORST_HANDS = 10
 # Hands a scoring run computes at most (about 0.05 s of CPU each, longer on
-# the worker's idle-class thread while the machine is busy): each run stays
+# a busy machine): each run stays
 # far inside the broker's visibility timeout (CELERY_VISIBILITY_TIMEOUT, 90 s),
 # and one that stops short queues the next, which reads what it stored.
 SCORE_BATCH = 10
@@ -148,7 +148,7 @@ def practice_test_lock(*, user: Any, test_id: int, position: Any, front: Any
         if hand.position == attempt.hands:
             attempt.status, attempt.finished_at = "scoring", hand.locked_at
             attempt.save(update_fields=["status", "finished_at"])
-            tasks.practice_test_score_later(test_id=attempt.pk)
+            enqueue.practice_test_score_later(test_id=attempt.pk)
     return hand
 
 
@@ -166,7 +166,7 @@ Analyse = Callable[[tuple[str, ...]], ExactAnalysis]
 def _exact(cards: tuple[str, ...]) -> ExactAnalysis:
     # Stored by class, unlike a table hand's decision cost: test N's hands are
     # everyone's, so the next attempt at test N reads all of them.
-    return exact_analysis_compute(cards=cards, mode=MODE, side=SIDE, idle=True)
+    return exact_analysis_compute(cards=cards, mode=MODE, side=SIDE)
 
 
 def practice_test_score(*, test_id: int, analyse: Analyse | None = None,
@@ -177,7 +177,7 @@ def practice_test_score(*, test_id: int, analyse: Analyse | None = None,
     totals. False when it is not scored by this run: no such attempt, still
     playing, scored already (a second run is a no-op), or more than
     ``batch`` hands had to be computed: those are stored, and the next run is
-    queued (``tasks.practice_test_score_later``) to go on from there.
+    queued (``enqueue.practice_test_score_later``) to go on from there.
 
     The analyses are computed before any lock is taken; the write is one
     transaction holding the attempt's row."""
@@ -187,7 +187,7 @@ def practice_test_score(*, test_id: int, analyse: Analyse | None = None,
     rows = list(PracticeTestHand.objects.filter(test_id=test_id).order_by("position"))
     analyses = _analyses(rows, analyse, batch)
     if analyses is None:
-        tasks.practice_test_score_later(test_id=test_id)
+        enqueue.practice_test_score_later(test_id=test_id)
         return False
     scored = [_score(hand, analysis) for hand, analysis in zip(rows, analyses, strict=True)]
     with transaction.atomic():
@@ -256,7 +256,7 @@ def practice_test_score_again(*, test_id: int) -> bool:
             pk=test_id, status="scoring", finished_at__lt=stale
         ).update(finished_at=timezone.now())
         if claimed:
-            tasks.practice_test_score_later(test_id=test_id)
+            enqueue.practice_test_score_later(test_id=test_id)
     return bool(claimed)
 
 

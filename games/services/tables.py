@@ -25,7 +25,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from .. import engine, sql, tasks
+from .. import engine, enqueue, sql
 from ..engine import flow
 from ..engine.errors import DealInProgress, FoulNotConfirmed, InvalidSetting, NotSeated
 from ..models import Deal, Hand, Invite, LedgerEntry, Seat, Table
@@ -375,9 +375,9 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
     deal.revealed_at = timezone.now()
     sql.save(deal, ["status", "revealed_at"])
     # The skill-report aggregates catch up in the background once this commits.
-    tasks.report_refresh_later(user_ids=[s.user_id for s in held.seats if s.user_id])
+    enqueue.report_refresh_later(user_ids=[s.user_id for s in held.seats if s.user_id])
     # Each player's decision cost is estimated off the socket's path.
-    tasks.decision_cost_later(
+    enqueue.decision_cost_later(
         hand_ids=[h.pk for h in hands if held.seats[h.seat_number].user_id is not None]
     )
     flow_save(table, state, after)

@@ -11,7 +11,7 @@ from unittest import mock
 import pytest
 from django.test import Client
 
-from games import engine, services, tasks
+from games import engine, enqueue, services, tasks
 from games.engine.exact import OPPONENTS
 from games.models import Deal, ExactAnalysisCache
 from games.services.analysis import exact_analysis_compute
@@ -68,8 +68,8 @@ def queued_later(monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callb
     monkeypatch.setitem(app.conf, "task_always_eager", False)
     for cards in (STRONG, WEAK):
         for mode in ("solo", "friend"):
-            tasks._marks().delete(
-                tasks.exact_mark(cards=engine.canonical(cards)[0], mode=mode, side="player"))
+            enqueue.shared_cache().delete(
+                enqueue.exact_mark(cards=engine.canonical(cards)[0], mode=mode, side="player"))
 
     class Queued:
         def __init__(self) -> None:
@@ -78,7 +78,7 @@ def queued_later(monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callb
         def get(self, client: Client, path: str) -> Any:
             with django_capture_on_commit_callbacks(execute=True):
                 answer = client.get(path)
-            tasks.refreshes_queued_wait()
+            enqueue.wait()
             return answer
 
     queued = Queued()

@@ -15,7 +15,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import User
-from games import engine, services, tasks
+from games import engine, enqueue, services, tasks
 from games.models import Deal, PracticeHand
 from games.services import analysis
 from games.services.analysis import AnalysisBudgetSpent
@@ -99,8 +99,8 @@ def production(monkeypatch: pytest.MonkeyPatch) -> Any:
     """As in production: tasks go to a broker (a mock of ``delay`` here)."""
     monkeypatch.setitem(app.conf, "task_always_eager", False)
     for cards in (STRONG, WEAK):
-        tasks._marks().delete(
-            tasks.exact_mark(cards=engine.canonical(cards)[0], mode="solo", side="player"))
+        enqueue.shared_cache().delete(
+            enqueue.exact_mark(cards=engine.canonical(cards)[0], mode="solo", side="player"))
     with (
         mock.patch.object(tasks.exact_analyse, "delay") as exact,
         mock.patch.object(tasks.practice_analyse, "delay") as practice,
@@ -137,7 +137,7 @@ def test_a_practice_deal_past_the_budget_deals_nothing_and_says_why(
     with django_capture_on_commit_callbacks(execute=True):
         for _ in range(3):
             assert client.post("/practice/deal/", {"drill": "any"}, **json).status_code == 201
-    tasks.refreshes_queued_wait()
+    enqueue.wait()
     assert production[1].call_count == 3
     refused = client.post("/practice/deal/", {"drill": "any"}, **json)
     assert refused.status_code == 429

@@ -13,11 +13,11 @@ from unittest import mock
 
 import pytest
 
-from games import idle_cpu, services, tasks, upkeep
+from games import enqueue, services, tasks
 from games.engine import ExactAnalysis, exact
 from games.engine.cost import decision_cost
 from games.models import Deal, ExactAnalysisCache, Hand
-from games.services import analysis
+from games.services import analysis, costs, upkeep
 from paigow_site.celery import app
 from tests.support import (
     SPLIT_A,
@@ -70,24 +70,6 @@ def test_the_players_hand_is_costed_exactly_after_the_reveal(
     assert hand.cost_loss == exact_loss(exact(TWO_PAIR, mode="solo"), "Ks 7h")
     # Worked out for the hand, not stored: a row a hand would only grow the cache.
     assert not ExactAnalysisCache.objects.exists()
-
-
-def test_the_exact_analysis_runs_on_the_workers_idle_class_thread(
-    player: Any, play_solo: Callable[..., Deal], monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    table = services.table_start(user=player, mode="solo")
-    deal = play_solo(player, table, TWO_PAIR, WEAK)  # on-commit work not run
-    ran: list[Any] = []
-    real = idle_cpu.run
-
-    def run(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        ran.append((fn, args, kwargs))
-        return real(fn, *args, **kwargs)
-
-    monkeypatch.setattr(idle_cpu, "run", run)
-    hand = Hand.objects.get(deal=deal, seat_number=0)
-    assert tasks.decision_cost_hands.delay([hand.pk]).get() == ["exact"]
-    assert ran == [(exact, (hand.cards,), {"mode": "solo", "side": "player"})]
 
 
 def test_the_house_way_of_the_two_pair_lesson_gives_up_nothing(
@@ -186,7 +168,7 @@ def test_a_broker_that_is_down_never_fails_a_reveal_and_the_sweep_catches_up(
         django_capture_on_commit_callbacks(execute=True),
     ):
         deal = play_solo(player, table, TWO_PAIR, WEAK, front=["Ks", "7h"])
-    tasks.refreshes_queued_wait()
+    enqueue.wait()
     deal.refresh_from_db()
     hand = Hand.objects.get(deal=deal, seat_number=0)
     assert (deal.revealed, hand.cost_method) == (True, "")
@@ -236,7 +218,7 @@ def sweep(size: int, capture: Any) -> int:
     """One run of the sweep as a worker runs it: what it queues once it commits."""
     with capture(execute=True):
         written = upkeep.decision_costs_sweep(size=size)
-    tasks.refreshes_queued_wait()
+    enqueue.wait()
     return written
 
 
@@ -263,10 +245,10 @@ def test_a_run_that_finds_its_hands_costed_meanwhile_ends_the_chain(
     table = services.table_start(user=player, mode="solo")
     deals = [play_solo(player, table, TWO_PAIR, WEAK) for _ in range(4)]
     first = Hand.objects.get(deal=deals[0], seat_number=0)
-    real = idle_cpu.run
+    real = costs.exact
 
-    def another_run_got_there_first(fn: Any, *args: Any, **kwargs: Any) -> Any:
-        found = real(fn, *args, **kwargs)
+    def another_run_got_there_first(*args: Any, **kwargs: Any) -> Any:
+        found = real(*args, **kwargs)
         if not Hand.objects.filter(pk=first.pk, cost_method="exact").exists():
             services.hand_cost_record(
                 hand_id=first.pk, chosen_expected=found.house_way.expected,
@@ -274,11 +256,11 @@ def test_a_run_that_finds_its_hands_costed_meanwhile_ends_the_chain(
                 opponents=found.opponents, exact=True)
         return found
 
-    monkeypatch.setattr(idle_cpu, "run", another_run_got_there_first)
+    monkeypatch.setattr(costs, "exact", another_run_got_there_first)
     assert sweep(2, django_capture_on_commit_callbacks) == 1
     assert queued_sweeps == []
     # Undisturbed, a full batch queues the next run.
-    monkeypatch.setattr(idle_cpu, "run", real)
+    monkeypatch.setattr(costs, "exact", real)
     assert sweep(2, django_capture_on_commit_callbacks) == 2
     assert queued_sweeps == [()]
 
@@ -317,7 +299,7 @@ def test_a_hand_of_an_analysed_class_is_costed_exactly_at_once(
     analysis.exact_analysis_compute(cards="As Ah 8d 8c Ks 7h 4d", mode="solo")
     # The same hand in other suits (spades and hearts swapped, diamonds and clubs):
     # read from the stored analysis, never worked out again.
-    with mock.patch.object(idle_cpu, "run", side_effect=AssertionError("analysed again")):
+    with mock.patch.object(costs, "exact", side_effect=AssertionError("analysed again")):
         hand = solo(player, play_solo, "Ah As 8c 8d Kh 7s 4c", ["Kh", "7s"],
                     django_capture_on_commit_callbacks)
     assert (hand.cost_method, hand.cost_opponents) == ("exact", OPPONENTS)

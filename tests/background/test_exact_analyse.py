@@ -11,7 +11,7 @@ from unittest import mock
 import pytest
 from celery.signals import worker_init, worker_process_init
 
-from games import engine, tasks
+from games import engine, enqueue, tasks
 from games.models import ExactAnalysisCache
 from games.services import analysis
 from paigow_site.celery import app
@@ -48,7 +48,7 @@ def test_a_worker_builds_the_tables_as_it_starts() -> None:
 @pytest.fixture
 def production(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(app.conf, "task_always_eager", False)
-    tasks._marks().delete(tasks.exact_mark(cards=REP, mode="solo", side="player"))
+    enqueue.shared_cache().delete(enqueue.exact_mark(cards=REP, mode="solo", side="player"))
 
 
 def test_a_broker_that_is_down_is_logged_and_the_next_request_queues_again(
@@ -56,17 +56,17 @@ def test_a_broker_that_is_down_is_logged_and_the_next_request_queues_again(
 ) -> None:
     with (
         mock.patch.object(tasks.exact_analyse, "delay", side_effect=ConnectionError("down")),
-        caplog.at_level(logging.ERROR, logger="games.tasks"),
+        caplog.at_level(logging.ERROR, logger="games.enqueue"),
     ):
         with django_capture_on_commit_callbacks(execute=True):
-            tasks.exact_analyse_later(cards=REP, mode="solo", side="player")
-        tasks.refreshes_queued_wait()
+            enqueue.exact_analyse_later(cards=REP, mode="solo", side="player")
+        enqueue.wait()
     assert "queueing the exact analysis of solo player" in caplog.text
     with mock.patch.object(tasks.exact_analyse, "delay") as queued:
         with django_capture_on_commit_callbacks(execute=True):
-            tasks.exact_analyse_later(cards=REP, mode="solo", side="player")
-            tasks.exact_analyse_later(cards=REP, mode="solo", side="player")
-        tasks.refreshes_queued_wait()
+            enqueue.exact_analyse_later(cards=REP, mode="solo", side="player")
+            enqueue.exact_analyse_later(cards=REP, mode="solo", side="player")
+        enqueue.wait()
     assert [c.args for c in queued.call_args_list] == [(REP, "solo", "player")]
 
 
@@ -77,14 +77,14 @@ def test_nothing_is_queued_when_the_transaction_rolls_back(
 
     def rolled_back() -> None:
         with transaction.atomic():
-            tasks.exact_analyse_later(cards=REP, mode="solo", side="player")
+            enqueue.exact_analyse_later(cards=REP, mode="solo", side="player")
             raise RuntimeError
 
     with mock.patch.object(tasks.exact_analyse, "delay") as queued:
         with django_capture_on_commit_callbacks(execute=True) as callbacks:
             with pytest.raises(RuntimeError):
                 rolled_back()
-            tasks.exact_analyse_later(cards=REP, mode="solo", side="player")  # this one commits
-        tasks.refreshes_queued_wait()
+            enqueue.exact_analyse_later(cards=REP, mode="solo", side="player")  # this one commits
+        enqueue.wait()
     assert len(callbacks) == 1
     assert [c.args for c in queued.call_args_list] == [(REP, "solo", "player")]

@@ -18,8 +18,9 @@ from django.test import Client
 from django.utils.html import escape
 
 from accounts.models import User
-from games import engine, selectors, services, tasks, upkeep
+from games import engine, enqueue, selectors, services, tasks
 from games.models import Deal, Hand, LuckAudit, Table
+from games.services import upkeep
 from tests.api.test_permissions import body
 from tests.sockets import join
 from tests.support import SPLIT_A, SPLIT_B, deck_with, friends_mid_deal, house_front
@@ -128,7 +129,7 @@ def test_an_honest_estimate_is_shown_to_the_other_seat_once_it_passed(
     assert not shows(everything_ada_can_read(table, deal, player), label.label())
     for callback in queued:
         callback()
-    tasks.refreshes_queued_wait()
+    enqueue.wait()
     assert LuckAudit.objects.get(hand=hand).ok
     assert seen_by(table, 0)["luck"] == label.label()
     assert seen_by(table, 0)["luck_check"] == "passed"
@@ -213,7 +214,7 @@ def test_the_check_is_queued_when_the_estimate_commits_and_not_when_it_rolls_bac
         assert delay.call_count == 0  # not before the commit
         for callback in queued:
             callback()
-        tasks.refreshes_queued_wait()
+        enqueue.wait()
     assert [c.args for c in delay.call_args_list] == [([hand.pk],)]
     assert not LuckAudit.objects.exists()
 
@@ -277,7 +278,7 @@ async def test_over_the_socket_a_forged_estimate_never_reaches_the_other_seat(
     player: User, friend: User, rig: Rig
 ) -> None:
     table, ada, grace = await sockets(player, friend, rig)
-    with mock.patch.object(tasks, "luck_verify_later"):  # as with a worker: checked later
+    with mock.patch.object(enqueue, "luck_verify_later"):  # as with a worker: checked later
         await grace.send({"type": "luck", "deal": 1, "wins": 120, "pushes": 0, "losses": 0})
         waiting = (await ada.receive())["deal"]["results"]["other"]
     assert (waiting["luck"], waiting["luck_check"]) == (None, "checking")

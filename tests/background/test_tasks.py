@@ -17,7 +17,7 @@ from django.core.cache import cache
 from django.db import OperationalError
 from django.utils import timezone
 
-from games import engine, reports, selectors, services, tasks, upkeep
+from games import engine, enqueue, reports, selectors, services, tasks
 from games.engine.errors import InviteExpired, InviteRevoked, TableFinished
 from games.history.selectors import HandFilters
 from games.models import (
@@ -32,6 +32,7 @@ from games.models import (
 )
 from games.realtime.apply import message_apply
 from games.realtime.messages import Message
+from games.services import upkeep
 from paigow_site.celery import app
 from tests.support import (
     COPY_A,
@@ -213,7 +214,7 @@ def test_each_reveal_queues_a_refresh_of_both_players(
     ):
         with django_capture_on_commit_callbacks(execute=True):
             services.setting_lock(user=friend, table_id=table.pk, front=house_front(SPLIT_B))
-        tasks.refreshes_queued_wait()  # a deferred refresh is queued on its own thread
+        enqueue.wait()  # a deferred refresh is queued on its own thread
     queued = [c.args[0] for c in delay.call_args_list] + [
         c.args[0][0] for c in later.call_args_list
     ]
@@ -319,7 +320,7 @@ def test_a_broker_that_is_down_never_fails_a_reveal(
         mock.patch.object(tasks.report_refresh, "apply_async", side_effect=down),
     ):
         deal = play(player, table, STRONG, WEAK)
-        tasks.refreshes_queued_wait()
+        enqueue.wait()
     deal.refresh_from_db()
     assert deal.revealed
     assert not PlayerReport.objects.filter(user=player).exists()
@@ -447,10 +448,10 @@ def test_a_deferred_refresh_is_queued_off_the_thread_that_answers_the_reveal(
     ):
         with django_capture_on_commit_callbacks(execute=True):
             play(player, table, SPLIT_A, SPLIT_B)
-        tasks.refreshes_queued_wait()
+        enqueue.wait()
     assert len(threads) == 1
     assert threads[0] != threading.current_thread().name
-    assert threads[0].startswith("report-refresh-queue")
+    assert threads[0].startswith("task-queue")
 
 
 @pytest.fixture
@@ -478,7 +479,7 @@ def test_the_windowed_refreshes_a_process_asks_for_together_go_as_one_message(
             deal_friend(rig, shared, player, friend, COPY_A, COPY_B, stake=5)
             services.setting_lock(user=player, table_id=shared.pk, front=house_front(COPY_A))
             services.setting_lock(user=friend, table_id=shared.pk, front=house_front(COPY_B))
-        tasks.refreshes_queued_wait()
+        enqueue.wait()
     assert [(c.args, c.kwargs) for c in queued.call_args_list] == [
         (((sorted([player.pk, friend.pk]),),), {"countdown": 61})
     ]
@@ -496,7 +497,7 @@ def test_a_batch_goes_on_its_own_after_its_seconds_and_skips_open_windows(
         tasks.report_refresh_users, "apply_async", side_effect=lambda *a, **k: sent.set()
     ) as queued:
         with django_capture_on_commit_callbacks(execute=True):
-            tasks.report_refresh_later(user_ids=[player.pk, friend.pk])
+            enqueue.report_refresh_later(user_ids=[player.pk, friend.pk])
         assert sent.wait(10), "the batch's timer never sent it"
     assert [c.args for c in queued.call_args_list] == [(([player.pk],),)]
 
@@ -522,7 +523,7 @@ def test_a_player_revealing_often_gets_one_refresh_a_window(
         with django_capture_on_commit_callbacks(execute=True):
             for _ in range(3):
                 play(player, table, SPLIT_A, SPLIT_B)
-        tasks.refreshes_queued_wait()
+        enqueue.wait()
     # One rebuild, due after the window: it reads all three reveals.
     assert [(c.args, c.kwargs) for c in queued.call_args_list] == [
         (((player.pk,),), {"countdown": 61})
@@ -533,7 +534,7 @@ def test_a_player_revealing_often_gets_one_refresh_a_window(
     with mock.patch.object(tasks.report_refresh, "apply_async") as queued:
         with django_capture_on_commit_callbacks(execute=True):
             play(player, table, SPLIT_A, SPLIT_B)
-        tasks.refreshes_queued_wait()
+        enqueue.wait()
     assert len(queued.call_args_list) == 1
 
 
@@ -557,10 +558,10 @@ def test_hands_revealed_together_go_to_the_broker_as_one_message_a_task(
     ), mock.patch.object(tasks.report_refresh, "apply_async"):
         with django_capture_on_commit_callbacks(execute=True):
             deals = [play(player, table, SPLIT_A, SPLIT_B) for _ in range(3)]
-        tasks.refreshes_queued_wait()
+        enqueue.wait()
     player_hands = [Hand.objects.get(deal=d, seat_number=0).pk for d in deals]
     assert [ids for ids, _ in calls] == [player_hands]
-    assert calls[0][1].startswith("report-refresh-queue")
+    assert calls[0][1].startswith("task-queue")
 
 
 def test_a_batch_after_the_window_is_a_message_of_its_own(
@@ -576,7 +577,7 @@ def test_a_batch_after_the_window_is_a_message_of_its_own(
         for _ in range(2):
             with django_capture_on_commit_callbacks(execute=True):
                 play(player, table, SPLIT_A, SPLIT_B)
-            tasks.refreshes_queued_wait()
+            enqueue.wait()
     assert [len(c.args[0]) for c in delay.call_args_list] == [1, 1]
 
 
@@ -594,7 +595,7 @@ def test_a_broker_that_fails_a_batch_is_logged_and_the_next_batch_goes(
         for _ in range(2):
             with django_capture_on_commit_callbacks(execute=True):
                 play(player, table, SPLIT_A, SPLIT_B)
-            tasks.refreshes_queued_wait()
+            enqueue.wait()
     assert delay.call_count == 2
     assert "queueing the decision cost of hands" in caplog.text
     assert "the beat sweep estimates them" in caplog.text

@@ -5,6 +5,7 @@ No Docker engine runs here, so the file is checked as data.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -87,3 +88,36 @@ def test_web_borrows_database_connections_from_a_bounded_pool() -> None:
 
     assert 1 <= default("DB_POOL_MIN_SIZE") <= default("DB_POOL_MAX_SIZE")
     assert default("SOCKET_DB_THREADS") >= 2
+
+
+def default(value: str) -> str:
+    """A compose value's default: ``${NAME:-0-1}`` gives ``0-1``."""
+    match = re.fullmatch(r"\$\{[A-Z_]+:-([^}]*)\}", value)
+    return match[1] if match else value
+
+
+def cpus(listed: str) -> set[int]:
+    """A cpuset list ("0-1,3") as CPU numbers."""
+    found: set[int] = set()
+    for part in listed.split(","):
+        low, _, high = part.partition("-")
+        found |= set(range(int(low), int(high or low) + 1))
+    return found
+
+
+def test_the_heavy_work_runs_on_cpus_of_its_own() -> None:
+    # The analyses and decision costs never compete with live deals: their
+    # workers' CPU sets share no CPU with web's (nor with each other's), and
+    # each worker's pool has one process a CPU of its set.
+    services = compose()["services"]
+    shared = cpus(default(services["web"]["cpuset"]))
+    for name in ("worker", "beat"):
+        assert cpus(default(services[name]["cpuset"])) == shared, name
+    heavy = {name: cpus(default(services[name]["cpuset"]))
+             for name in ("worker-analysis", "worker-costs")}
+    assert not heavy["worker-analysis"] & shared
+    assert not heavy["worker-costs"] & shared
+    assert not heavy["worker-analysis"] & heavy["worker-costs"]
+    for name, own in heavy.items():
+        given = [arg for arg in services[name]["command"] if arg.startswith("--concurrency=")]
+        assert [int(default(arg.split("=", 1)[1])) for arg in given] == [len(own)], name

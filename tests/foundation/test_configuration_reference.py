@@ -10,9 +10,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("paigow_site", "games", "accounts")
 # os.environ["X"], os.environ.get("X"), os.getenv("X"), and settings.py's
-# env_flag/env_list/env_int/env_float("X") helpers.
+# env_bool/env_list/env_int/env_float("X") helpers (paigow_site/env.py).
 READ = re.compile(
-    r"""(?:os\.environ(?:\.get)?[\[(]|os\.getenv\(|env_(?:flag|list|int|float)\()\s*["']([A-Z][A-Z0-9_]+)["']"""
+    r"""(?:os\.environ(?:\.get)?[\[(]|os\.getenv\(|env_(?:bool|list|int|float)\()\s*["']([A-Z][A-Z0-9_]+)["']"""
 )
 ROW = re.compile(r"^\| `([A-Z][A-Z0-9_]+)` \|", re.MULTILINE)
 # Read by the process but set by tools, not by an operator.

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import engine, reports, services, upkeep
+from games import engine, reports, services
 from games.engine.cost import EXACT_OPPONENTS, decision_cost
 from games.models import Deal, Hand, Table
+from games.services import upkeep
 from tests.api.test_permissions import body
 from tests.support import STRONG, WEAK, house_front
 

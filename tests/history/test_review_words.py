@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from games import services, upkeep
+from games import services
 from games.engine.house_way import REASONS
 from games.models import Deal, Table
+from games.services import upkeep
 from tests.api.test_permissions import body
 from tests.support import WEAK, deck_with
 

@@ -64,6 +64,13 @@ def test_a_deal_goes_to_the_hand_page_with_seven_named_checkboxes(signed_in: Cli
     assert len(re.findall(r'<input type="checkbox" name="front"', page)) == 7
 
 
+def test_the_no_script_pick_list_is_in_the_tables_order(signed_in: Client) -> None:
+    hand = deal_two_pair(signed_in)  # As Ah 8d 8c Ks 7h 4d
+    page = signed_in.get(f"/practice/hands/{hand.pk}/").content.decode()
+    picks = re.findall(r'<input type="checkbox" name="front" value="(\w\w)"', page)
+    assert picks == ["As", "Ah", "Ks", "8d", "8c", "7h", "4d"]
+
+
 def test_a_hand_page_does_not_show_the_house_way_before_the_lock(signed_in: Client) -> None:
     hand = deal_two_pair(signed_in)
     page = signed_in.get(f"/practice/hands/{hand.pk}/").content.decode()

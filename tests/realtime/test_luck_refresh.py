@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from accounts.models import User
-from games import selectors, services, tasks
+from games import enqueue, selectors, services, tasks
 from games.models import Hand, Table
 from games.realtime import broadcast
 from games.realtime.table_socket import TableSocket
@@ -45,7 +45,7 @@ def other_luck_check(frame: dict[str, Any]) -> object:
 async def grace_sends(grace: Any, counts: tuple[int, int, int]) -> None:
     """Grace's estimate, its check left to a worker (run by the test)."""
     wins, pushes, losses = counts
-    with mock.patch.object(tasks, "luck_verify_later"):
+    with mock.patch.object(enqueue, "luck_verify_later"):
         await grace.answer(
             {"type": "luck", "deal": 1, "wins": wins, "pushes": pushes, "losses": losses, "id": "g"}
         )

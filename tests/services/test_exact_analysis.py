@@ -83,7 +83,7 @@ def test_a_request_queues_the_class_only_when_it_is_not_cached(
     monkeypatch: pytest.MonkeyPatch, player: Any,
 ) -> None:
     queued: list[dict[str, str]] = []
-    monkeypatch.setattr(analysis.tasks, "exact_analyse_later", lambda **kw: queued.append(kw))
+    monkeypatch.setattr(analysis.enqueue, "exact_analyse_later", lambda **kw: queued.append(kw))
     assert analysis.exact_analysis_request(
         user=player, cards=HAND, mode="friend", side="player") is True
     # The task is told the class's representative, never the hand itself, and

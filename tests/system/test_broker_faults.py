@@ -44,14 +44,14 @@ system_database = system.system_database
 RECORD = """
 import json, time
 from accounts.models import User
-from games import services, tasks
+from games import enqueue, services
 from games.models import Hand
 hand = Hand.objects.get(deal__table_id=TABLE, seat_number=1)
 truth = ESTIMATE
 services.luck_record(user=User.objects.get(username="grace"), table_id=TABLE, deal_number=1,
                      wins=truth[0], pushes=truth[1], losses=truth[2])
 recorded = time.time()
-tasks.refreshes_queued_wait()  # the queueing thread has published the check
+enqueue.wait()  # the queueing thread has published the check
 print(json.dumps({"hand": hand.pk, "recorded": recorded}))
 """
 

@@ -150,11 +150,10 @@ def test_a_worker_checks_estimates_sent_over_live_sockets(
     ):
         reveal_and_send_estimates(env, base, system_database)
         assert process.poll() is None, "the worker died"
-        # Both players' decision costs, computed on a thread of the idle class
-        # while the worker's own thread (which wrote them) keeps its priority.
+        # Both players' decision costs, computed by the worker's own thread
+        # (no idle-class thread: the costs' worker has CPUs of its own).
         system.poll("both decision costs", lambda: costed(system_database) == 2, seconds=60)
-        assert thread_policies(process.pid)[process.pid] == os.SCHED_OTHER
-        assert os.SCHED_IDLE in thread_policies(process.pid).values()
+        assert set(thread_policies(process.pid).values()) == {os.SCHED_OTHER}
         checks = system.query(
             system_database, "select h.seat_number, a.ok from games_luckaudit a"
             " join games_hand h on h.id = a.hand_id order by h.seat_number",

@@ -3,6 +3,8 @@
 // a practice hand (games.practice.selectors.practice_view): its cards, their
 // names and, while unlocked, each setting's names and foul.
 
+import { foulBack } from "./table-state.mjs";
+
 const same = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
 const lower = (text) => text.charAt(0).toLowerCase() + text.slice(1);
 
@@ -26,7 +28,8 @@ export function labels(view, selected) {
     const more = 2 - selected.length;
     return { front: `Front: pick ${more} more card${more === 1 ? "" : "s"}`, back: "Back: the other five cards" };
   }
-  return { front: `Front: ${lower(setting.front_name)}`, back: `Back: ${lower(setting.back_name)}` };
+  // A fouled back as the warning names it, in the table's words (table-state.mjs).
+  return { front: `Front: ${lower(setting.front_name)}`, back: `Back: ${foulBack(setting.foul_reason) ?? lower(setting.back_name)}` };
 }
 
 /** The foul warning of the selection, or "" when it is legal (or incomplete). */

@@ -271,7 +271,7 @@ export function labels(state, choices) {
 // A fouled back as the foul's sentence names it ("…beats your back, ten-eight
 // high."), so the label beside the warning says the same ("ten-eight high",
 // not "ten high"); undefined for any other sentence.
-const foulBack = (reason) => /beats your back, (?:an? )?(.+)\.$/.exec(reason ?? "")?.[1];
+export const foulBack = (reason) => /beats your back, (?:an? )?(.+)\.$/.exec(reason ?? "")?.[1];
 
 // A house-way row in words ("two pair, split"); the id in a frame without them.
 const rowWords = (house) => lower(house.row_words ?? house.row);

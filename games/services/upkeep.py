@@ -1,22 +1,23 @@
-"""Writes done in the background (Celery, ``games.tasks``), never in a request.
+"""Upkeep: the writes only the background does (Celery, ``games.tasks``),
+never a request.
 
-The same conventions as ``games.services``: keyword-only functions, each unit
-of work one ``transaction.atomic`` block. Every one is idempotent: it claims
-its work with a conditional update (or a unique row), so running it twice, or
-on two workers at once, has one effect; a second run finds nothing to do.
+Keyword-only functions, each unit of work one ``transaction.atomic`` block.
+Every one is idempotent: it claims its work with a conditional update (or a
+unique row), so running it twice, or on two workers at once, has one effect;
+a second run finds nothing to do.
 
 - ``tables_close_idle``: finish tables nobody touched for ``TABLE_IDLE_HOURS``;
 - ``invites_expire``: withdraw invite links past their expiry;
 - ``luck_verify``: re-derive one luck estimate from the deterministic draw
   (rules §6) right after it is recorded (queued on commit by
-  ``tasks.luck_verify_later``), and flag it when it does not match;
+  ``enqueue.luck_verify_later``), and flag it when it does not match;
 - ``luck_audit_sample``: the same for a sample of stored estimates that were
   never checked (recorded before the check existed, or whose check was lost);
   ``luck_sweep`` every minute for the recent ones whose check was lost, so no
   revealed hand stays "checking";
 - ``decision_cost_estimate``: cost exactly what a revealed hand's setting gave
   up against the best setting (queued on commit after each reveal by
-  ``tasks.decision_cost_later``); ``decision_costs_sweep`` does it for the
+  ``enqueue.decision_cost_later``); ``decision_costs_sweep`` does it for the
   hands whose task was never queued or was lost, and for earlier estimates;
 - ``client_messages_forget``: delete the socket message ids kept against
   resends once they are older than ``CLIENT_MESSAGE_HOURS``.
@@ -33,18 +34,16 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from . import engine, selectors
-from .models import (
+from .. import engine, selectors
+from ..models import (
     ClientMessage,
     Hand,
     Invite,
     LuckAudit,
     Table,
 )
-from .realtime import broadcast
-
-# The module, not its function: services import the tasks, which import this.
-from .services import costs, practice
+from ..realtime import broadcast
+from . import costs, practice
 
 log = logging.getLogger(__name__)
 
