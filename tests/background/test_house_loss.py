@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from games import services, upkeep
+from games import services
 from games.engine import ExactAnalysis, exact
 from games.models import Deal, Hand
-from games.services import costs
+from games.services import costs, upkeep
 from tests.background.test_decision_cost import TWO_PAIR, solo
 from tests.support import WEAK, house_front
 

@@ -1,4 +1,4 @@
-"""Background work (games.tasks over games.upkeep): each task is thin, retried
+"""Background work (games.tasks over games.services.upkeep): each task is thin, retried
 with backoff, and idempotent: run twice, it has one effect."""
 
 from __future__ import annotations

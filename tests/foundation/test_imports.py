@@ -73,7 +73,7 @@ def test_every_task_enqueue_names_is_a_task() -> None:
 
     named = {value for key, value in vars(enqueue).items()
              if key.isupper() and isinstance(value, str) and value.startswith("games.")}
-    assert len(named) == 7
+    assert len(named) == 9
     assert named <= set(current_app.tasks)
 
 
@@ -89,6 +89,7 @@ def test_the_task_names_stay_what_queued_messages_carry() -> None:
         "games.luck_sweep", "games.practice_analyse", "games.exact_analyse",
         "games.luck_audit", "games.decision_cost", "games.decision_cost_hands",
         "games.decision_costs_sweep", "games.client_messages_forget",
+        "games.practice_cost_hands", "games.practice_costs_sweep", "games.practice_test_score",
     }
     scheduled = {entry["task"] for entry in settings.CELERY_BEAT_SCHEDULE.values()}
     assert scheduled | set(settings.CELERY_TASK_ROUTES) <= games_tasks

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games import services, tasks
+from games import enqueue, services, tasks
 from games.engine import explore_settings, house_way
 from games.engine.cost import EXACT_OPPONENTS
 from games.models import ExactAnalysisCache, PracticeHand, ReviewCard
@@ -40,7 +40,7 @@ def locked(user: User, cards: str, front: str) -> PracticeHand:
 
 def test_a_lock_queues_its_exact_cost(player: User, monkeypatch: pytest.MonkeyPatch) -> None:
     queued: list[int] = []
-    monkeypatch.setattr(tasks, "practice_cost_later",
+    monkeypatch.setattr(enqueue, "practice_cost_later",
                         lambda *, hand_id: queued.append(hand_id))
     hand = locked(player, WEAK, "7d 5c")
     assert (hand.exact, queued) == (False, [hand.pk])
