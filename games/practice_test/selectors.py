@@ -107,7 +107,8 @@ def practice_test_deck(attempt: PracticeTest, worst: list[dict[str, Any]]) -> di
     threshold = decimals(float(REVIEW_THRESHOLD))
     if added:
         text = (f"Added to your review deck: {_in_words(added)}, each of which gave up "
-                f"{threshold} or more. Each comes back until you set it at the best.")
+                f"{threshold} or more. Review them there: set at the best, a hand comes back "
+                "less and less often.")
     elif worst and all(row["loss"] < float(REVIEW_THRESHOLD) for row in worst):
         text = (f"None of these gave up {threshold} or more, so none was added to your "
                 "review deck.")
