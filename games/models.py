@@ -621,9 +621,10 @@ class ExactAnalysisCache(models.Model):
 
 class ReviewCard(models.Model):
     """One of a player's costly decisions in their review deck (Leitner boxes,
-    ``games.services.review``): a revealed table hand (``hand``) or a locked
-    practice hand (``practice_hand``), exactly one, whose exact cost was at
-    least ``REVIEW_THRESHOLD``. ``cards``, ``mode``, ``front`` (the setting
+    ``games.services.review``): a revealed table hand (``hand``), a locked
+    practice hand (``practice_hand``) or one of the hands a scored 100-hand
+    test attempt gave up most on (``test_hand``), exactly one, whose exact
+    cost was at least ``REVIEW_THRESHOLD``. ``cards``, ``mode``, ``front`` (the setting
     then) and ``cost`` are copied from it once, at entry, so the deck and its
     due count read this table alone; the seat is always a player's, so the
     analysis's side is "player". ``box`` runs 1 (new, or missed) to 5; the
@@ -638,6 +639,10 @@ class ReviewCard(models.Model):
     )
     practice_hand = models.ForeignKey(
         PracticeHand, on_delete=models.CASCADE, null=True, blank=True,
+        related_name="review_cards",
+    )
+    test_hand = models.ForeignKey(
+        "PracticeTestHand", on_delete=models.CASCADE, null=True, blank=True,
         related_name="review_cards",
     )
     cards = models.CharField(max_length=32)
@@ -658,8 +663,12 @@ class ReviewCard(models.Model):
         indexes = (models.Index(fields=["user", "due"], name="review_card_user_due"),)
         constraints = (
             models.CheckConstraint(
-                condition=(Q(hand__isnull=False) & Q(practice_hand__isnull=True))
-                | (Q(hand__isnull=True) & Q(practice_hand__isnull=False)),
+                condition=(Q(hand__isnull=False) & Q(practice_hand__isnull=True)
+                           & Q(test_hand__isnull=True))
+                | (Q(hand__isnull=True) & Q(practice_hand__isnull=False)
+                   & Q(test_hand__isnull=True))
+                | (Q(hand__isnull=True) & Q(practice_hand__isnull=True)
+                   & Q(test_hand__isnull=False)),
                 name="review_card_one_source",
             ),
             models.UniqueConstraint(
@@ -668,6 +677,10 @@ class ReviewCard(models.Model):
             models.UniqueConstraint(
                 fields=["practice_hand"], condition=Q(practice_hand__isnull=False),
                 name="review_card_one_per_practice_hand",
+            ),
+            models.UniqueConstraint(
+                fields=["test_hand"], condition=Q(test_hand__isnull=False),
+                name="review_card_one_per_test_hand",
             ),
             models.CheckConstraint(condition=Q(box__gte=1) & Q(box__lte=5),
                                    name="review_card_box_1_to_5"),

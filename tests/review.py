@@ -15,7 +15,14 @@ from django.utils import timezone
 from games import engine, services
 from games.engine import ExactAnalysis, canonical, exact_for, exact_key, explore_settings
 from games.engine.cost import EXACT_OPPONENTS
-from games.models import ExactAnalysisCache, Hand, PracticeHand, Table
+from games.models import (
+    ExactAnalysisCache,
+    Hand,
+    PracticeHand,
+    PracticeTest,
+    PracticeTestHand,
+    Table,
+)
 
 # Solo, against the dealer; what each front gives up, exactly (engine.exact):
 WEAK = "Js 9h 7d 5c 4s 3h 2c"  # best 9h 7d; 7d 5c gives up 0.0076, Js 4s (a foul) 0.018
@@ -95,3 +102,23 @@ def practised(user: Any, cards: str, front: str, *, exact: bool = True,
         house_row=house.row, expected=rows, opponents=EXACT_OPPONENTS if exact else 20_000,
         exact=exact, front=front, locked_at=timezone.now(),
         best_front=" ".join(found.best.front), loss=loss, at_best=loss == 0)
+
+
+def scored_test(user: Any, hands: list[tuple[str, str]], *, number: int = 1) -> PracticeTest:
+    """A scored test attempt of ``user`` dealt ``hands`` (cards, front) in
+    order, each set with its front, scored through the real service (each
+    suit class's exact analysis stored first, as the worker would)."""
+    from games.services import practice_test
+
+    attempt = practice_test.practice_test_start(user=user, number=number, hands=len(hands))
+    for row, (cards, _) in zip(attempt.test_hands.order_by("position"), hands, strict=True):
+        house = engine.house_way(cards)
+        PracticeTestHand.objects.filter(pk=row.pk).update(
+            cards=cards, house_front=" ".join(house.setting.front), house_row=house.row)
+        analysed(cards)
+    for position, (_, front) in enumerate(hands, start=1):
+        practice_test.practice_test_lock(user=user, test_id=attempt.pk, position=position,
+                                         front=front.split())
+    assert practice_test.practice_test_score(test_id=attempt.pk)
+    attempt.refresh_from_db()
+    return attempt

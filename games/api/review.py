@@ -25,10 +25,13 @@ class ReviewCardSerializer(serializers.Serializer):
     # A field named "source" (DRF's metaclass takes it out of the class, so
     # Field.source is untouched; mypy sees the attribute).
     source = serializers.ChoiceField(  # type: ignore[assignment]
-        choices=["table", "practice"],
-        help_text="Where the decision was made: a solo or friend table, or practice.",
+        choices=["table", "practice", "test"],
+        help_text="Where the decision was made: a solo or friend table, practice, or a "
+                  "100-hand test (one of the hands you gave up most on).",
     )
-    mode = ModeField(help_text="The analysis's mode: the table's, or “solo” for practice.")
+    mode = ModeField(
+        help_text="The analysis's mode: the table's, or “solo” for practice and a test."
+    )
     front = serializers.ListField(
         child=serializers.CharField(), help_text="The front you set then: two card codes."
     )
@@ -47,10 +50,14 @@ class ReviewCardSerializer(serializers.Serializer):
     )
 
 
+def _source(card: Any) -> str:
+    return "table" if card.hand_id else "test" if card.test_hand_id else "practice"
+
+
 def _row(card: Any, now: Any) -> dict[str, Any]:
     return {
         "id": card.pk, "cards": card.cards.split(),
-        "source": "table" if card.hand_id else "practice", "mode": card.mode,
+        "source": _source(card), "mode": card.mode,
         "front": card.front.split(), "cost": card.cost, "box": card.box,
         "due": card.due <= now, "next_review": card.due, "reviews": card.reviews,
         "last_reviewed_at": card.last_reviewed_at,
@@ -67,7 +74,8 @@ class ReviewDeckView(generics.ListAPIView):
         summary="Your review deck",
         description=(
             "Your settings that gave up 0.005 of a point per hand or more against the best, "
-            "by their exact cost, from solo and friend tables and from practice: the cards "
+            "by their exact cost, from solo and friend tables, from practice and from the "
+            "hands you gave up most on in a 100-hand test: the cards "
             "due now first, then the others, the worst first in each, 25 a page. Each has its "
             "Leitner box (1 to 5) and when it is due again: set at the best it moves up a box "
             "and comes back after 1, 3, 7, then 21 days; otherwise it goes back to box 1."

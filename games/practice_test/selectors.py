@@ -9,9 +9,10 @@ from typing import Any, cast
 from django.urls import reverse
 
 from ..engine import card_name, guide_view, hand_guide, test_seed
-from ..models import PracticeTest, PracticeTestHand
+from ..models import PracticeTest, PracticeTestHand, ReviewCard
 from ..practice.selectors import decimals
 from ..services.practice_test import PracticeTestNotFound, practice_test_worst_hands
+from ..services.review import REVIEW_THRESHOLD
 
 
 def practice_test_attempt(*, user: Any, test_id: int) -> PracticeTest:
@@ -84,12 +85,46 @@ def _hand_row(hand: PracticeTestHand) -> dict[str, Any]:
     }
 
 
-def practice_test_result(attempt: PracticeTest) -> dict[str, Any]:
+def _in_words(positions: list[int]) -> str:
+    """[3] -> "hand 3"; [3, 7, 12] -> "hands 3, 7 and 12"."""
+    numbers = [str(p) for p in positions]
+    if len(numbers) == 1:
+        return f"hand {numbers[0]}"
+    return f"hands {', '.join(numbers[:-1])} and {numbers[-1]}"
+
+
+def practice_test_deck(attempt: PracticeTest, worst: list[dict[str, Any]]) -> dict[str, Any]:
+    """Which of the worst hands are in the owner's review deck (the scoring
+    added those that gave up at least ``REVIEW_THRESHOLD``): each row gets
+    its card's page as ``card_url`` (None when it has no card), and the
+    sentence the result page says about them. Only for the owner's page."""
+    cards = dict(ReviewCard.objects.filter(test_hand__test=attempt, user_id=attempt.player_id)
+                 .values_list("test_hand__position", "pk"))
+    for row in worst:
+        card = cards.get(row["position"])
+        row["card_url"] = reverse("games:review_card", args=[card]) if card else None
+    added = [row["position"] for row in worst if row["card_url"]]
+    threshold = decimals(float(REVIEW_THRESHOLD))
+    if added:
+        text = (f"Added to your review deck: {_in_words(added)}, each of which gave up "
+                f"{threshold} or more. Review them there: set at the best, a hand comes back "
+                "less and less often.")
+    elif worst and all(row["loss"] < float(REVIEW_THRESHOLD) for row in worst):
+        text = (f"None of these gave up {threshold} or more, so none was added to your "
+                "review deck.")
+    else:
+        text = ""
+    return {"added": added, "text": text, "url": reverse("games:review")}
+
+
+def practice_test_result(attempt: PracticeTest, *, owner: bool = False) -> dict[str, Any]:
     """A finished attempt's result (JSON-ready; ``scored`` False while the
     worker scores it): the totals against the house way's on the same hands,
     every hand, and the hands the player gave up most on
-    (``practice_test_worst_hands``: a cost above 0, worst first). Only
-    ``name`` is private, None unless the player chose to show it."""
+    (``practice_test_worst_hands``: a cost above 0, worst first), and for
+    the ``owner`` which of those are in their review deck
+    (``practice_test_deck``). Only ``name`` is private, None unless the
+    player chose to show it."""
     result: dict[str, Any] = {
         "number": attempt.number, "hands": attempt.hands, "seed": test_seed(attempt.number),
         "scored": attempt.status == "scored",
@@ -113,4 +148,5 @@ def practice_test_result(attempt: PracticeTest) -> dict[str, Any]:
         "house_loss": house, "house_text": decimals(house),
         "average_text": decimals(total / attempt.hands), "at_best": attempt.at_best or 0,
         "verdict": verdict, "rows": rows, "worst": worst,
+        "deck": practice_test_deck(attempt, worst) if owner else None,
     }

@@ -58,9 +58,9 @@ def _own(request: HttpRequest, test_id: int) -> PracticeTest:
         raise Http404(exc.detail) from None
 
 
-def _result_page(request: HttpRequest, attempt: PracticeTest, template: str,
-                 **extra: Any) -> HttpResponse:
-    result = selectors.practice_test_result(attempt)
+def _result_page(request: HttpRequest, attempt: PracticeTest, template: str, *,
+                 owner: bool = False, **extra: Any) -> HttpResponse:
+    result = selectors.practice_test_result(attempt, owner=owner)
     if not result["scored"]:
         service.practice_test_score_again(test_id=attempt.pk)
     return render(request, template, {"result": result, "attempt": attempt,
@@ -73,7 +73,7 @@ def attempt(request: HttpRequest, test_id: int) -> HttpResponse:
     found = _own(request, test_id)
     if found.status == "playing":
         return _play_page(request, found)
-    return _result_page(request, found, "games/practice_test/result.html")
+    return _result_page(request, found, "games/practice_test/result.html", owner=True)
 
 
 def _play_page(request: HttpRequest, found: PracticeTest, *, error: str = "",

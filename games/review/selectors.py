@@ -31,7 +31,7 @@ def review_deck(*, user: Any) -> QuerySet[ReviewCard]:
         ReviewCard.objects.filter(user_id=user.pk)
         .annotate(is_due=Case(When(due__lte=now, then=Value(True)), default=Value(False),
                               output_field=BooleanField()))
-        .select_related("hand", "practice_hand")
+        .select_related("hand", "practice_hand", "test_hand__test")
         .order_by("-is_due", "-cost", "id")
     )
 
@@ -45,7 +45,7 @@ def review_next(*, user: Any) -> ReviewCard | None:
 def review_card(*, user: Any, card_id: int) -> ReviewCard:
     """The player's own card, or ``ReviewCardNotFound``."""
     card = (ReviewCard.objects.filter(pk=card_id, user_id=user.pk)
-            .select_related("hand", "practice_hand").first())
+            .select_related("hand", "practice_hand", "test_hand__test").first())
     if card is None:
         raise ReviewCardNotFound()
     return card
@@ -70,6 +70,12 @@ def source(card: ReviewCard) -> dict[str, str]:
         return {"label": SOURCES.get(card.mode, "Table"),
                 "url": reverse("history:deal", args=[card.hand.deal_id]),
                 "link": "the deal in your history"}
+    if card.test_hand is not None:
+        test_hand = card.test_hand
+        url = reverse("practice_test:attempt", args=[test_hand.test_id])
+        return {"label": f"Test {test_hand.test.number}",
+                "url": f"{url}#test-hand-{test_hand.position}",
+                "link": f"hand {test_hand.position} of your test's result"}
     hand = card.practice_hand
     assert hand is not None
     return {"label": "Practice", "url": reverse("practice:hand", args=[hand.pk]),
@@ -136,7 +142,7 @@ def _next_text(card: ReviewCard, now: datetime) -> str:
 def review_result(card: ReviewCard, found: ExactAnalysis) -> dict[str, Any]:
     """The figures after a review: the 21 settings best first (each with its
     exact expected score and what it gives up against the best), the
-    setting then (at the table or the practice hand), the setting now, the
+    setting then (at the table, in practice or in a test), the setting now, the
     best and the house way with its row and reason."""
     now = timezone.now()
     guide = hand_guide(card.card_list)

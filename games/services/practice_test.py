@@ -8,7 +8,8 @@ the last lock. The last lock marks the attempt ``scoring`` and queues one task
 task reads each hand's exact analysis from the cache or computes it on the
 costs worker and stores it by class (``services.analysis``:
 every C(46, 7) opponent, solo, the player's side, as a solo decision cost),
-then each setting's cost and the totals. A run computes at most
+then each setting's cost and the totals, and adds the hands the player gave
+up most on to their review deck (``services.review``). A run computes at most
 ``SCORE_BATCH`` hands and queues the next, so that none outlasts the
 broker's visibility timeout. It never runs on a request's path, except
 embedded, where Celery is eager.
@@ -31,6 +32,7 @@ from .. import enqueue
 from ..engine import TEST_HANDS, ExactAnalysis, hand_guide, house_way, test_hands
 from ..engine.errors import GameError, InvalidSetting
 from ..models import PracticeTest, PracticeTestHand
+from . import review
 from .analysis import exact_analysis_cached, exact_analysis_compute
 
 # The mode and side the test is scored as: a solo hand against the dealer's house way.
@@ -174,8 +176,10 @@ def practice_test_score(*, test_id: int, analyse: Analyse | None = None,
     """Score a finished attempt: each hand's exact analysis (its class's
     stored one, else ``analyse``: by default computed and stored), what the
     player's setting and the house way's gave up against the best, and the
-    totals. False when it is not scored by this run: no such attempt, still
-    playing, scored already (a second run is a no-op), or more than
+    totals; the hands given up most on enter the player's review deck
+    (``services.review.review_cards_add_test_hands``). False when it is not
+    scored by this run: no such attempt, still playing, scored already (a
+    second run is a no-op), or more than
     ``batch`` hands had to be computed: those are stored, and the next run is
     queued (``enqueue.practice_test_score_later``) to go on from there.
 
@@ -200,8 +204,10 @@ def practice_test_score(*, test_id: int, analyse: Analyse | None = None,
         attempt.at_best = sum(hand.loss == 0 for hand in scored)
         attempt.status, attempt.scored_at = "scored", timezone.now()
         attempt.save(update_fields=["total_loss", "house_loss", "at_best", "status", "scored_at"])
-        # The review deck's seam: practice_test_worst_hands(test_id=test_id)
-        # is added to the review deck by services.review once merged (h-review).
+        # The hands given up most on go to the player's review deck with the score.
+        review.review_cards_add_test_hands(
+            player_id=attempt.player_id,
+            hands=practice_test_worst_hands(test_id=test_id, limit=WORST_HANDS))
     return True
 
 
@@ -224,7 +230,8 @@ def practice_test_worst_hands(*, test_id: int, limit: int = WORST_HANDS) -> list
     """The hands of a scored attempt the player gave up most on: those that
     gave up anything, worst first (the earlier first on a tie), at most
     ``limit``. Empty while the attempt is not scored. The result page lists
-    them; they are added to the review deck by services.review once merged."""
+    them; the scoring adds those that gave up at least the review deck's
+    threshold to it (``services.review.review_cards_add_test_hands``)."""
     return list(
         PracticeTestHand.objects.filter(test_id=test_id, test__status="scored", loss__gt=0)
         .order_by("-loss", "position")[:limit]

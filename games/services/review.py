@@ -4,7 +4,9 @@ A revealed table hand (solo or friend) or a locked practice hand whose exact
 decision cost is at least ``REVIEW_THRESHOLD`` enters its player's deck
 (``review_deck_sync``, run whenever the deck is read: a card is made the
 first time the deck is read after the cost became exact). Sampled costs never
-enter: an estimate's loss is noise at this size.
+enter: an estimate's loss is noise at this size. The hands a 100-hand test
+attempt gave up most on enter when it is scored, those that gave up that much
+(``review_cards_add_test_hands``, in the scoring's transaction).
 
 Each card sits in a Leitner box. Set at the best (the best expected score, or
 within ``TIE`` of it), the card moves to the next box and comes back after
@@ -21,6 +23,7 @@ whose class is not analysed yet queues the analysis and refuses the answer
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, cast
@@ -30,7 +33,7 @@ from django.utils import timezone
 
 from ..engine import ExactAnalysis, hand_guide
 from ..engine.errors import GameError, InvalidSetting
-from ..models import Hand, PracticeHand, ReviewCard
+from ..models import Hand, PracticeHand, PracticeTestHand, ReviewCard
 from . import analysis
 
 # A decision enters the deck from this exact cost (expected score per hand).
@@ -101,6 +104,29 @@ def review_deck_sync(*, user: Any) -> int:
     if not new:
         return 0
     return len(ReviewCard.objects.bulk_create(new, ignore_conflicts=True))
+
+
+def review_cards_add_test_hands(*, player_id: int, hands: Iterable[PracticeTestHand]
+                                ) -> list[ReviewCard]:
+    """Add to the player's deck those of a scored test attempt's hands
+    (``practice_test_worst_hands``: the ones they gave up most on) whose
+    exact loss is at least ``REVIEW_THRESHOLD`` and that have no card yet:
+    box 1, due at once, solo (the test is scored against the dealer's house
+    way, as a solo hand). Returns the cards added. Run inside the scoring's
+    transaction, so an attempt is scored and its cards made together; a
+    second run adds nothing (the unique constraint keeps one card a hand)."""
+    costly = [hand for hand in hands
+              if hand.loss is not None and hand.loss >= float(REVIEW_THRESHOLD)]
+    if not costly:
+        return []
+    carded = set(ReviewCard.objects.filter(test_hand__in=costly)
+                 .values_list("test_hand_id", flat=True))
+    now = timezone.now()
+    new = [ReviewCard(user_id=player_id, test_hand_id=hand.pk, cards=hand.cards,
+                      front=hand.front, cost=_decimal(cast(float, hand.loss)),
+                      mode=PRACTICE_MODE, due=now)
+           for hand in costly if hand.pk not in carded]
+    return ReviewCard.objects.bulk_create(new, ignore_conflicts=True)
 
 
 def _decimal(loss: float) -> Decimal:

@@ -13,7 +13,7 @@ from django.test import Client
 from accounts.tokens import token_create
 from games.models import ReviewCard
 from games.services import review
-from tests.review import STRONG, WEAK, played, practised
+from tests.review import STRONG, WEAK, played, practised, scored_test
 
 pytestmark = pytest.mark.django_db
 
@@ -23,6 +23,13 @@ T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 def token_client(user: Any) -> Client:
     _, token = token_create(user=user)
     return Client(HTTP_AUTHORIZATION=f"Token {token}")
+
+
+def test_a_tests_hand_is_listed_as_from_a_test(player: Any) -> None:
+    scored_test(player, [(STRONG, "As Kd")])
+    rows = token_client(player).get("/api/review/").json()["results"]
+    assert [(r["source"], r["mode"], r["front"]) for r in rows] == [
+        ("test", "solo", ["As", "Kd"])]
 
 
 def test_a_token_lists_its_players_deck_due_first_worst_first(

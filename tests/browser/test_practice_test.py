@@ -2,7 +2,9 @@
 conftest's site): each hand set by tapping the card buttons and locked with no
 hint shown, "Scoring…" while the last lock is scored (at once: the site runs
 embedded), the result, and its shared link opened signed out, without the
-username. axe finds nothing serious on any of the pages, nor any overflow."""
+username; the hands given up most on, added to the review deck and one of them
+reviewed from there. axe finds nothing serious on any of the pages, nor any
+overflow."""
 
 from __future__ import annotations
 
@@ -64,6 +66,12 @@ def test_a_short_test_is_set_by_tapping_scored_and_shared(
     clean(page, width)
     total = page.locator("#total-loss").inner_text()
     screenshot(page, f"practice-test-result-{viewport}")
+    # The hands given up most on went to the review deck, each linked to its card.
+    expect(page.locator("#deck-added")).to_contain_text(
+        re.compile(r"^Added to your review deck: hands? \d"))
+    in_deck = page.locator("#worst").get_by_role("link", name="In your review deck: review it")
+    added = in_deck.count()
+    assert added >= 1
     shared = page.locator("#share-link").get_attribute("href")
     assert shared is not None
     assert re.fullmatch(r"/practice/test/shared/[\w-]{40,}/", shared)
@@ -79,3 +87,21 @@ def test_a_short_test_is_set_by_tapping_scored_and_shared(
     page.get_by_role("button", name="Save").click()
     visitor.reload()
     expect(visitor.get_by_role("heading", level=1)).to_contain_text(f"{name}'s result")
+
+    # The deck holds the test's hands, and a card deals one again, linked back to the test.
+    page.locator("#deck-link").click()
+    page.wait_for_url(f"{site}/review/")
+    expect(page.locator("#review-deck tbody tr")).to_have_count(added)
+    expect(page.locator("#review-deck").get_by_role("link", name="Test 2")).to_have_count(added)
+    page.locator("#review-next").click()
+    expect(page.locator("#review")).to_have_attribute("data-ready", "true")
+    expect(page.locator(".table-links")).to_contain_text("of your test's result (Test 2)")
+    cards = page.locator("#cards button.card")
+    expect(cards).to_have_count(7)
+    cards.nth(5).tap() if VIEWPORTS[viewport].get("has_touch") else cards.nth(5).click()
+    cards.nth(6).tap() if VIEWPORTS[viewport].get("has_touch") else cards.nth(6).click()
+    page.get_by_role("button", name="Set the hand").click()
+    result = page.locator("#result")
+    expect(result.locator("#review-figures tbody tr")).to_have_count(21)
+    expect(result.locator("#setting-then dt")).to_contain_text("Test 2, the same as now")
+    clean(page, width)

@@ -13,8 +13,9 @@ from django.test import Client
 
 from accounts.models import User
 from games import engine
-from games.models import PracticeTest
+from games.models import PracticeTest, ReviewCard
 from games.services import practice_test as service
+from tests.review import STRONG, scored_test
 from tests.services.test_practice_test import fake_analysis
 
 pytestmark = pytest.mark.django_db
@@ -140,6 +141,37 @@ def test_the_result_shows_the_totals_and_the_worst_hands_in_words(
     reason = engine.house_way(attempt.test_hands.get(position=1).card_list).reason
     assert reason in page.replace("&#x27;", "'")
     assert 'http-equiv="refresh"' not in page
+
+
+def test_the_result_says_which_hands_were_added_to_the_review_deck(
+    signed_in: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    attempt = started(signed_in)
+    play(signed_in, attempt, django_capture_on_commit_callbacks)  # each gave up 0.100
+    page = signed_in.get(f"/practice/test/{attempt.pk}/").content.decode()
+    assert ("Added to your review deck: hands 1, 2 and 3, each of which gave up 0.005 or "
+            "more. Review them there: set at the best, a hand comes back less and less often. "
+            '<a href="/review/" id="deck-link">Your review deck</a>') in page
+    assert '<a href="/review/" id="deck-link">Your review deck</a>' in page
+    for card in ReviewCard.objects.filter(test_hand__test=attempt):
+        assert f'<a href="/review/{card.pk}/">In your review deck: review it</a>' in page
+        assert f'<li id="test-hand-{card.test_hand.position}">' in page
+    shared = Client().get(f"/practice/test/shared/{attempt.share_token}/").content.decode()
+    assert "review deck" not in shared  # a stranger's page: not their deck
+    deck = signed_in.get("/review/").content.decode()
+    assert f'<a href="/practice/test/{attempt.pk}/#test-hand-1">Test 1</a>' in deck
+
+
+def test_the_result_says_so_when_no_hand_gave_up_enough_for_the_deck(
+    signed_in: Client, player: User
+) -> None:
+    attempt = scored_test(player, [(STRONG, "Kd Kc")])  # gives up 0.0012
+    page = signed_in.get(f"/practice/test/{attempt.pk}/").content.decode()
+    assert "gave up 0.001</h3>" in page
+    assert ("None of these gave up 0.005 or more, so none was added to your review deck."
+            in page)
+    assert 'id="deck-link"' not in page
+    assert not ReviewCard.objects.exists()
 
 
 def test_the_shared_page_shows_no_username_unless_chosen(

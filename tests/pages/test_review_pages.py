@@ -18,7 +18,7 @@ from accounts.models import User
 from games.engine import house_way, row_words
 from games.models import ExactAnalysisCache, ReviewCard
 from games.services import review
-from tests.review import STRONG, WEAK, played, practised
+from tests.review import STRONG, WEAK, played, practised, scored_test
 
 pytestmark = pytest.mark.django_db
 JSON = {"HTTP_ACCEPT": "application/json"}
@@ -205,3 +205,23 @@ def test_a_bad_front_or_anothers_card_is_refused(
     refused = other.post(f"/review/{card.pk}/answer/", {"front": ["As", "Ah"]}, **JSON)
     assert (refused.status_code, refused.json()["error"]) == (404, "review_card_not_found")
     assert ReviewCard.objects.get(pk=card.pk).reviews == 0
+
+
+def test_a_test_hands_card_is_dealt_and_answered_with_its_exact_figures(
+    signed_in: Client, player: User,
+) -> None:
+    attempt = scored_test(player, [(STRONG, "As Kd")], number=4)
+    card = ReviewCard.objects.get(test_hand__test=attempt)
+    page = signed_in.get(f"/review/{card.pk}/").content.decode()
+    assert f'from <a href="/practice/test/{attempt.pk}/#test-hand-1">hand 1 of your test' in page
+    assert "(Test 4)" in page
+    assert len(re.findall(r'<input type="checkbox" name="front"', page)) == 7
+    assert state(page)["ready"] is True
+    response = signed_in.post(f"/review/{card.pk}/answer/", {"front": ["Kd", "Kc"]})
+    assert response.status_code == 302
+    page = signed_in.get(response["Location"]).content.decode()
+    figures = page.split('id="review-figures"')[1].split("</table>")[0]
+    assert len(re.findall(r"<tr", figures)) == 22  # the head and 21 settings
+    assert "gave up 0.1982" in page  # the setting then, in the test
+    assert "gives up 0.0012" in page  # the setting now
+    assert "Back to box 1: this hand comes back tomorrow." in page

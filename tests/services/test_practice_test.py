@@ -8,12 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from accounts.models import User
 from games import engine
 from games.engine import ExactAnalysis, ExactSetting, hand_guide
 from games.engine.errors import InvalidSetting
-from games.models import ExactAnalysisCache, PracticeTest, PracticeTestHand
+from games.models import ExactAnalysisCache, PracticeTest, PracticeTestHand, ReviewCard
 from games.services import practice_test as service
 from games.services.analysis import exact_analysis_compute
 
@@ -207,7 +208,7 @@ def test_the_username_is_shown_only_when_chosen(player: User, friend: User) -> N
 
 
 def test_the_worst_hands_are_those_that_gave_up_most_once_scored(player: User) -> None:
-    """What the review deck takes from a test (services.review, once merged)."""
+    """What the review deck takes from a test: the scoring adds them to it."""
     attempt = service.practice_test_start(user=player, number=9, hands=HANDS)
 
     def choose(cards: tuple[str, ...]) -> tuple[str, ...]:  # best, house way, a poor one
@@ -224,6 +225,10 @@ def test_the_worst_hands_are_those_that_gave_up_most_once_scored(player: User) -
     assert [hand.position for hand in worst] == [3, 2]  # hand 1 was set at the best
     assert [hand.position for hand in service.practice_test_worst_hands(
         test_id=attempt.pk, limit=1)] == [3]
+    cards = ReviewCard.objects.filter(user=player).order_by("-cost")
+    assert [card.test_hand for card in cards] == worst
+    assert [(card.box, card.mode, card.reviews) for card in cards] == [(1, "solo", 0)] * 2
+    assert all(card.due <= timezone.now() for card in cards)
 
 
 def test_a_run_computes_at_most_a_batch_and_queues_the_next(

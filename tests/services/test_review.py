@@ -25,7 +25,7 @@ from games.services.review import (
     review_answer,
     review_deck_sync,
 )
-from tests.review import STRONG, WEAK, played, practised, with_cost
+from tests.review import STRONG, WEAK, played, practised, scored_test, with_cost
 from tests.support import deal_friend, house_front
 
 pytestmark = pytest.mark.django_db
@@ -137,6 +137,55 @@ def test_a_card_has_exactly_one_source(player: Any, clock: Clock) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         ReviewCard.objects.create(user=player, practice_hand=hand, cards=WEAK, mode="solo",
                                   front="3h 2c", cost=Decimal("0.01"), due=T0)
+    test_hand = scored_test(player, [(STRONG, "As Ah")]).test_hands.get()
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ReviewCard.objects.create(user=player, practice_hand=hand, test_hand=test_hand,
+                                  cards=WEAK, mode="solo", front="3h 2c",
+                                  cost=Decimal("0.01"), due=T0)
+
+
+def test_a_scored_tests_worst_hands_from_0_005_enter_once_due_at_once(
+    player: Any, friend: Any, clock: Clock,
+) -> None:
+    attempt = scored_test(player, [(STRONG, "Kd Kc"), (WEAK, "7d 5c"), (STRONG, "As Ah"),
+                              (STRONG, "As Kd")])
+    # 0.0012 is below the threshold and As Ah is the best: neither enters.
+    cards = deck(player)
+    hands = {hand.position: hand for hand in attempt.test_hands.all()}
+    assert [c.test_hand_id for c in cards] == [hands[4].pk, hands[2].pk]
+    first = cards[0]
+    assert (first.cards, first.front, first.mode) == (STRONG, "As Kd", "solo")
+    assert first.cost == Decimal(repr(hands[4].loss)).quantize(Decimal("0.000000001"))
+    assert first.cost > Decimal("0.19")
+    assert {(c.box, c.due, c.reviews) for c in cards} == {(1, T0, 0)}
+    assert (first.hand_id, first.practice_hand_id, first.user_id) == (None, None, player.pk)
+    assert selectors.review_due_count(user=player) == 2
+    assert review_deck_sync(user=player) == 0  # the sync leaves the test's cards alone
+    assert selectors.review_due_count(user=friend) == 0
+
+
+def test_scoring_twice_or_adding_again_adds_no_card_twice(player: Any, clock: Clock) -> None:
+    from games.services import practice_test
+
+    attempt = scored_test(player, [(STRONG, "As Kd"), (WEAK, "7d 5c")])
+    assert ReviewCard.objects.count() == 2
+    assert not practice_test.practice_test_score(test_id=attempt.pk)  # scored already
+    worst = practice_test.practice_test_worst_hands(test_id=attempt.pk)
+    assert review.review_cards_add_test_hands(player_id=player.pk, hands=worst) == []
+    assert ReviewCard.objects.count() == 2
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ReviewCard.objects.create(user=player, test_hand=worst[0], cards=STRONG, mode="solo",
+                                  front="As Kd", cost=Decimal("0.1"), due=T0)
+
+
+def test_only_the_worst_hands_of_a_test_enter(
+    player: Any, clock: Clock, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from games.services import practice_test
+
+    monkeypatch.setattr(practice_test, "WORST_HANDS", 1)
+    attempt = scored_test(player, [(WEAK, "7d 5c"), (STRONG, "As Kd")])
+    assert [c.test_hand for c in deck(player)] == [attempt.test_hands.get(position=2)]
 
 
 # ------------------------------------------------------------ boxes and due dates
