@@ -12,10 +12,15 @@ class GamesConfig(AppConfig):
 
         # The Celery tasks, registered in every process (``games.enqueue`` names
         # them; embedded, they run in this one).
-        from . import tasks  # noqa: F401
+        from . import (
+            sql,
+            tasks,  # noqa: F401
+        )
 
         # Signal receivers that close a user's table sockets when a session ends.
         from .realtime import session  # noqa: F401
 
         # paigow_site has no app of its own: its checks are registered here.
         checks.register(channels_redis_private_names)
+        # What games.sql's writes around Model.save would silently skip.
+        checks.register(sql.unguarded_writes)

@@ -17,9 +17,10 @@ from functools import cache, lru_cache
 from typing import Any, NamedTuple, TypeVar
 
 from django.contrib.auth import get_user_model
+from django.core.checks import CheckMessage, Error
 from django.db import connection
 from django.db.backends.base.operations import BaseDatabaseOperations
-from django.db.models import Field, Model, signals
+from django.db.models import NOT_PROVIDED, Field, Model, signals
 from django.db.models.base import ModelState
 from django.db.models.expressions import Col
 from psycopg.pq import TransactionStatus
@@ -66,6 +67,43 @@ def skipped_hooks(model: type[Model]) -> list[str]:
         if signal.has_listeners(model):
             skipped.append(f"{model.__name__} has {name} receivers")
     return skipped
+
+
+# The Django internals this module leans on, by the object that has them
+# (Django is pinned to 5.2 in pyproject.toml; the system check says which is
+# gone after an upgrade).
+CONNECTION_INTERNALS = ("atomic_blocks", "commit_on_exit", "needs_rollback", "in_atomic_block")
+MODEL_INTERNALS = ("_prepare_related_fields_for_save",)
+
+
+def unguarded_writes(**kwargs: Any) -> list[CheckMessage]:
+    """System check ``games.E001`` (``manage.py check``, and every start of
+    the server and the workers): what would make ``save`` and ``insert``
+    wrong without a test noticing. A ``save`` override or a pre_save /
+    post_save receiver on a model of ``WRITES`` would be skipped for the rows
+    every deal writes; a ``db_default`` or a generated field would not be
+    written by ``insert``; a Django without the internals named above would
+    break the transaction handling."""
+    problems = [problem for model in WRITES for problem in skipped_hooks(model)]
+    problems += [
+        f"{model.__name__}.{field.name} is set by the database"
+        for model in WRITES
+        for field in model._meta.concrete_fields
+        if field.db_default is not NOT_PROVIDED or getattr(field, "generated", False)
+    ]
+    problems += [f"connection.{name} is gone" for name in CONNECTION_INTERNALS
+                 if not hasattr(connection, name)]
+    problems += [f"Model.{name} is gone" for name in MODEL_INTERNALS if not hasattr(Model, name)]
+    return [
+        Error(
+            f"games.sql writes {', '.join(m.__name__ for m in WRITES)} around Model.save: "
+            f"{problem}.",
+            hint="Write that model through the ORM (save(update_fields=...), bulk_create) "
+                 "and take it out of games.sql.WRITES, or move the hook into the service.",
+            id="games.E001",
+        )
+        for problem in problems
+    ]
 
 
 def field_column(model: type[Model], name: str) -> tuple[Field[Any, Any], str]:

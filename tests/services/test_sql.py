@@ -6,6 +6,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import SystemCheckError
 from django.db import connection
 from django.db.models import Model, signals
 from django.forms.models import model_to_dict
@@ -81,6 +83,28 @@ def test_the_check_notices_a_save_receiver_and_a_save_override(
         signals.post_save.disconnect(receiver, sender=Hand)
     monkeypatch.setattr(Table, "save", lambda self, *args, **kwargs: None)
     assert sql.skipped_hooks(Table) == ["Table.save is overridden"]
+
+
+def test_manage_py_check_refuses_a_hook_sql_would_skip() -> None:
+    # The guard is the system check every start runs, not only this file.
+    assert sql.unguarded_writes() == []
+
+    def receiver(**kwargs: object) -> None:  # pragma: no cover - never sent
+        pass
+
+    signals.post_save.connect(receiver, sender=Deal, weak=False)
+    try:
+        with pytest.raises(SystemCheckError, match=r"games\.E001.*Deal has post_save receivers"):
+            call_command("check")
+    finally:
+        signals.post_save.disconnect(receiver, sender=Deal)
+
+
+def test_the_check_refuses_a_field_the_database_sets(monkeypatch: pytest.MonkeyPatch) -> None:
+    field = Seat._meta.get_field("stack")
+    monkeypatch.setattr(field, "db_default", 1000)
+    assert [e.id for e in sql.unguarded_writes()] == ["games.E001"]
+    assert "Seat.stack is set by the database" in sql.unguarded_writes()[0].msg
 
 
 @pytest.mark.parametrize(
