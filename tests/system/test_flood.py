@@ -318,10 +318,21 @@ def test_pages_answer_503_while_postgresql_is_down_and_200_once_it_is_back(
         def pages(count: int) -> list[int]:
             return [site.get("/", f"sessionid={secrets.token_hex(16)}")[0] for _ in range(count)]
 
+        def back_within(seconds: float) -> float:
+            """How long until a page is 200 again: meanwhile only 503s (the
+            pool's reconnect waits out its backoff), never a 500."""
+            started = time.monotonic()
+            while (status := pages(1)[0]) != 200:
+                assert status == 503, status
+                assert time.monotonic() - started < seconds, "the pool never reconnected"
+            return time.monotonic() - started
+
         assert pages(10) == [200] * 10  # the pool holds connections now
         pg_ctl("stop")
         assert pages(3) == [503] * 3
         pg_ctl("start")
-        assert pages(10) == [200] * 10  # not one dead connection handed out
+        print(f"back {back_within(30):.1f} s after PostgreSQL started")
+        assert pages(10) == [200] * 10  # then not one dead connection handed out
         pg_ctl("restart")
+        print(f"back {back_within(30):.1f} s after PostgreSQL restarted")
         assert pages(10) == [200] * 10
