@@ -327,6 +327,11 @@ def test_two_servers_one_game(system_database: str, tmp_path: Path) -> None:
         # A short report window: the worker's deferred refreshes (one a
         # window a player) must still catch up with every deal.
         REPORT_REFRESH_SECONDS="2",
+        # This script answers each frame at once and plays 20 deals in a few
+        # seconds on a quiet machine: faster than the 20 messages a second a
+        # person's socket may send (the limit: tests/realtime/test_limits.py).
+        SOCKET_MESSAGES_PER_SECOND="200",
+        SOCKET_MESSAGES_BURST="400",
     )
     phases: dict[str, float] = {}
     migrate(env)
