@@ -398,19 +398,21 @@ class FailedOn(Exception):
 async def test_a_call_that_fails_mid_transaction_gives_its_connection_back_clean(
     pool_of: Any,
 ) -> None:
-    # A call that raises inside its transaction must not hand the pool a
-    # connection inside a transaction or out of autocommit.
+    # games.sql sends the transaction's BEGIN itself, with psycopg switched to
+    # autocommit until the transaction ends; a call that raises there must
+    # not hand the pool a connection inside a transaction or out of autocommit.
     from psycopg.pq import TransactionStatus
 
-    from games import reads
+    from games import sql
 
     pool_of(1)
 
     def fails() -> int:
         with transaction.atomic():
-            reads.read_all(reads.rows_read(Table, "SELECT * FROM {table} WHERE id = %s", [0]))
+            sql.read_all(sql.rows_read(Table, "SELECT * FROM {table} WHERE id = %s", [0]))
             raw = connection.connection
             assert raw.info.transaction_status == TransactionStatus.INTRANS
+            assert raw.autocommit is True  # games.sql's BEGIN, sent by itself
             pid = int(raw.info.backend_pid)
             raise FailedOn(pid)
 
