@@ -70,8 +70,8 @@ def _hand_page(request: HttpRequest, view: dict[str, Any], *, error: str = "",
                status: int = 200) -> HttpResponse:
     # The cards in the table's order (``engine.by_rank``), as the script shows them.
     named = [(code, view["names"][code]) for code in by_rank(view["cards"])]
-    return render(request, "games/practice/hand.html",
-                  {"view": view, "named": named, "error": error}, status=status)
+    context = {"view": view, "named": named, "picking": not view["locked"], "error": error}
+    return render(request, "games/practice/hand.html", context, status=status)
 
 
 @login_required
