@@ -298,8 +298,11 @@ export function createTutorial(doc = document, { post = postEnd } = {}) {
 export async function postEnd(form, outcome) {
   const data = new FormData(form);
   data.set("outcome", outcome);
+  // keepalive: an end sent as the player reloads or leaves (the next deal's
+  // "done" comes unasked) still reaches the server.
   const answer = await fetch(form.action, {
     method: "POST", body: data, credentials: "same-origin", headers: { Accept: "application/json" },
+    keepalive: true,
   });
   if (!answer.ok) {
     let detail = `HTTP ${answer.status}`;
