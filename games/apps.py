@@ -13,14 +13,17 @@ class GamesConfig(AppConfig):
         # The Celery tasks, registered in every process (``games.enqueue`` names
         # them; embedded, they run in this one).
         from . import (
-            sql,
+            reads,
             tasks,  # noqa: F401
         )
 
         # Signal receivers that close a user's table sockets when a session ends.
         from .realtime import session  # noqa: F401
+        from .services import updates
 
         # paigow_site has no app of its own: its checks are registered here.
         checks.register(channels_redis_private_names)
-        # What games.sql's writes around Model.save would silently skip.
-        checks.register(sql.unguarded_writes)
+        # The columns games.reads's statements name by hand still exist.
+        checks.register(reads.named_columns_exist)
+        # What games.services.updates's UPDATEs would skip of Model.save.
+        checks.register(updates.save_hooks_absent)

@@ -22,7 +22,7 @@ from django.db.models import F, QuerySet
 from django.urls import get_script_prefix, reverse
 from django.utils import timezone
 
-from . import engine, sql
+from . import engine, reads
 from .engine.errors import NotSeated, TableNotFound
 from .models import Deal, Hand, Invite, Presence, Seat, Table
 
@@ -254,22 +254,30 @@ def seat_is_connected(*, dealer: bool, user_id: int | None, present: object) -> 
 
 def other_connected(*, table_id: int, seat_number: int) -> bool:
     """Whether the seat facing ``seat_number`` has a table socket open now
-    (``seat_connected``). One statement, written once: every open socket
-    asks every heartbeat."""
+    (``seat_connected``)."""
+    connected: bool = reads.read_all(
+        other_connected_read(table_id=table_id, seat_number=seat_number)
+    )[0]
+    return connected
+
+
+def other_connected_read(*, table_id: int, seat_number: int) -> reads.Read:
+    """``other_connected`` as a ``reads.Read`` (every open socket asks every
+    heartbeat, with its session's read: ``realtime.presence``)."""
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql.statement(
-                "SELECT s.is_dealer, s.user_id, EXISTS(SELECT 1 FROM {presence} p"
-                " WHERE p.seat_id = s.id AND p.last_seen >= %s)"
-                " FROM {seat} s WHERE s.table_id = %s AND s.number = %s"
-            ),
-            [connection.ops.adapt_datetimefield_value(fresh), table_id, 1 - seat_number],
-        )
-        row = cursor.fetchone()
-    if row is None:
+    return reads.Read(
+        "SELECT s.is_dealer, s.user_id, EXISTS(SELECT 1 FROM {presence} p"
+        " WHERE p.seat_id = s.id AND p.last_seen >= %s)"
+        " FROM {seat} s WHERE s.table_id = %s AND s.number = %s",
+        [connection.ops.adapt_datetimefield_value(fresh), table_id, 1 - seat_number],
+        _connected,
+    )
+
+
+def _connected(columns: tuple[str, ...], fetched: list[Any]) -> bool:
+    if not fetched:
         raise TableNotFound()
-    dealer, user_id, present = row
+    dealer, user_id, present = fetched[0]
     return seat_is_connected(dealer=dealer, user_id=user_id, present=present)
 
 
@@ -277,17 +285,17 @@ def other_connected(*, table_id: int, seat_number: int) -> bool:
 #
 # Every change a socket makes reads both seats' views (``seat_views``), and
 # every connect or refresh one (``table_state``), so their reads are written
-# as SQL once (``games.sql``) instead of being compiled by the ORM on every
-# call: the same rows, made into models with the ORM's own database
-# converters (``sql.rows``: SQLite and PostgreSQL give the same values), several
-# times cheaper than the equivalent querysets (docs/benchmarks.md).
+# as SQL once (``games.reads``) instead of being compiled by the ORM on every
+# call: the same rows, made into models through ``from_db`` with the ORM's own
+# database converters (SQLite and PostgreSQL give the same values), and on
+# PostgreSQL several in one round trip (``reads.read_all``).
 
 
 def _read_seats(table_id: int) -> tuple[Table, list[Seat], LatestDeal]:
     """The table, ``table_seats`` and ``latest_deal``: one round trip on
-    PostgreSQL (``sql.read_all``)."""
-    tables, seats, latest = sql.read_all(
-        sql.rows_read(Table, "SELECT * FROM {table} WHERE id = %s", [table_id]),
+    PostgreSQL (``reads.read_all``)."""
+    tables, seats, latest = reads.read_all(
+        reads.rows_read(Table, "SELECT * FROM {table} WHERE id = %s", [table_id]),
         table_seats_read(table_id=table_id),
         latest_deal_read(table_id=table_id),
     )
@@ -301,14 +309,14 @@ def table_seats(*, table: Table) -> list[Seat]:
     presence rows: open sockets) and its user (only the username loaded): all
     a view needs of them, in one query (``services.table_open``
     reads them so too, under the table's lock, with the latest deal)."""
-    found: list[Seat] = sql.read_all(table_seats_read(table_id=table.pk))[0]
+    found: list[Seat] = reads.read_all(table_seats_read(table_id=table.pk))[0]
     return seats_of(table, found)
 
 
-def table_seats_read(*, table_id: int) -> sql.Read:
-    """``table_seats`` as a ``sql.Read`` (its seats then go through ``seats_of``)."""
+def table_seats_read(*, table_id: int) -> reads.Read:
+    """``table_seats`` as a ``reads.Read`` (its seats then go through ``seats_of``)."""
     fresh = timezone.now() - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
-    return sql.rows_read(
+    return reads.rows_read(
         Seat,
         "SELECT s.*, u.username AS user_username, (SELECT count(*) FROM {presence} p"
         " WHERE p.seat_id = s.id AND p.last_seen >= %s) AS present"
@@ -337,13 +345,13 @@ def latest_deal(*, table_id: int) -> LatestDeal:
     """The table's latest deal (the one in progress, if any) and its hands by
     seat number: what every view shows. One statement, written once (one
     snapshot: the hands are those of the deal it reads)."""
-    found: LatestDeal = sql.read_all(latest_deal_read(table_id=table_id))[0]
+    found: LatestDeal = reads.read_all(latest_deal_read(table_id=table_id))[0]
     return found
 
 
-def latest_deal_read(*, table_id: int) -> sql.Read:
-    """``latest_deal`` as a ``sql.Read``."""
-    joined = sql.joined_read(Deal, Hand, _latest_deal_sql(), [table_id])
+def latest_deal_read(*, table_id: int) -> reads.Read:
+    """``latest_deal`` as a ``reads.Read``."""
+    joined = reads.joined_read(Deal, Hand, _latest_deal_sql(), [table_id])
     return joined._replace(build=lambda columns, fetched: _latest(joined.build(columns, fetched)))
 
 
@@ -361,7 +369,7 @@ def _latest(found: list[tuple[Deal, Hand | None]]) -> LatestDeal:
 def _latest_deal_sql() -> str:
     # ``luck_ok``: the estimate's check (``upkeep.luck_verify``), None until it is made.
     return (
-        f"SELECT {sql.columns_of(Deal, 'd')}, h.*, a.ok AS luck_ok FROM {{deal}} d"
+        f"SELECT {reads.columns_of(Deal, 'd')}, h.*, a.ok AS luck_ok FROM {{deal}} d"
         " LEFT JOIN {hand} h ON h.deal_id = d.id"
         " LEFT JOIN {luck_audit} a ON a.hand_id = h.id"
         " WHERE d.id = (SELECT id FROM {deal} WHERE table_id = %s ORDER BY number DESC LIMIT 1)"
@@ -512,7 +520,10 @@ def exact_seat(*, user: Any, table_id: int, number: int) -> ExactSeat | None:
         return None
     side = "dealer" if hand.seat.is_dealer else "player"
     return ExactSeat(
-        cards=tuple(hand.cards.split()), mode=hand.deal.table.mode, side=side, hand_id=hand.pk,
+        cards=tuple(hand.cards.split()),
+        mode=hand.deal.table.mode,
+        side=side,
+        hand_id=hand.pk,
         cost_inexact=hand.deal.revealed and side == "player" and hand.cost_method != "exact",
     )
 
@@ -535,9 +546,8 @@ def table_closing(*, user: Any, table_id: int) -> dict[str, Any]:
             "the reveal settles it), then leave the table. No deal is ever cut off."
         )
     elif table.deals_count == 0:
-        chips = (
-            "No deal was played, so nothing is lost: no chips move"
-            + (" and the invite link stops working." if waiting else ".")
+        chips = "No deal was played, so nothing is lost: no chips move" + (
+            " and the invite link stops working." if waiting else "."
         )
     else:
         others = f" and {friend}'s {other.stack:,}" if friend and other else ""

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 from django.db import InterfaceError, OperationalError, connection, transaction
 
-from .. import selectors, services, sql
+from .. import reads, selectors, services
 from ..engine.errors import IdReused, NotSeated, OutcomeUnknown, SessionEnded, TableNotFound
 from . import message_ids, session
 from .messages import MESSAGES, Message
@@ -60,20 +60,21 @@ def message_apply(
     nothing, its id included.
 
     ``signed_in``: first check that this session still signs ``user`` in
-    (``SessionEnded`` if not: nothing runs), read in the table lock's own
-    statement. When that first statement finds the thread's connection dead
-    (PostgreSQL restarted), nothing has run: the message is applied once
-    more on a new connection, as ``db_threads.reconnecting`` does for a read.
-    A failure from the COMMIT on (the database lost while committing, an
-    on-commit callback failing) raises ``OutcomeUnknown``: the change may
-    have committed, and only a resend with the same id can tell. A failure
-    before it rolled back: nothing changed.
+    (``SessionEnded`` if not: nothing runs), read in the round trip that
+    reads the seats under the table's lock. When the transaction's first
+    statement finds the thread's connection dead (PostgreSQL restarted),
+    nothing has run: the message is applied once more on a new connection,
+    as ``db_threads.reconnecting`` does for a read. A failure from the COMMIT
+    on (the database lost while committing, an on-commit callback failing)
+    raises ``OutcomeUnknown``: the change may have committed, and only a
+    resend with the same id can tell. A failure before it rolled back:
+    nothing changed.
 
     ``seat_id``: the seat the caller knows ``user`` holds (the socket's); a
     seat that turns out not to be ``user``'s refuses the message
-    (``NotSeated``). With ``signed_in`` on PostgreSQL, the id is claimed in
-    the round trip that reads the seats under the lock, one round trip fewer
-    a message (a refused message's claim rolls back with it)."""
+    (``NotSeated``). With it, what the id was recorded for is read in the
+    round trip that reads the seats; a new id is then written with the
+    change's own saves (``services.updates``), in the same transaction."""
     handler = MESSAGES[message.type].handler
     if handler is None:
         raise ValueError(f"“{message.type}” is answered by the socket, not applied.")
@@ -113,21 +114,19 @@ def _applied(
         with transaction.atomic():
             claim = _Claim.of(message)
             try:
-                opened, claimed = _open(table_id, signed_in, claim, seat_id)
+                opened, seen = _open(table_id, signed_in, claim, seat_id)
             except (InterfaceError, OperationalError) as exc:
                 raise _NotOpened(exc) from exc
             seat = opened.seat_of(user)
             if seat_id is not None and seat.pk != seat_id:
                 raise NotSeated()
-            if claim is not None and not claim.made(seat, claimed):
+            if claim is not None and not claim.made(opened, seat, seen):
                 return Applied(REPLAYED, _views(opened, base_url))
-            # The views come from what the handler left, not from the database,
-            # so they are built before its writes go, with the COMMIT.
-            with sql.saves_then_commit():
-                result = handler(user, opened.table.pk, message.fields, opened)
-                views = _views(opened, base_url)
-                committing = True
-            return Applied(result, views)
+            result = handler(user, opened.table.pk, message.fields, opened)
+            opened.updates.send()  # the id's row, and any save the handler left
+            views = _views(opened, base_url)
+            committing = True  # leaving the block commits
+        return Applied(result, views)
     except Exception as exc:
         # Only a lost connection leaves the COMMIT's outcome unknown: an error
         # the database answered (a refused statement) rolled it all back.
@@ -153,18 +152,21 @@ class _Claim(NamedTuple):
             message_ids.message_digest(message.type, message.fields),
         )
 
-    def read(self, seat_id: int) -> sql.Read:
-        return message_ids.message_id_claim_read(seat_id, self.key, self.type, self.digest)
+    def read(self, seat_id: int) -> reads.Read:
+        return message_ids.message_ids_read(seat_id, self.key)
 
-    def made(self, seat: Any, claimed: bool | None) -> bool:
-        """Record the id (unless ``claimed`` says how that went already):
-        False when it was applied before (the same message), ``IdReused``
-        when that id was another message."""
-        if claimed is None:
-            claimed = message_ids.message_id_claim(seat, self.key, self.type, self.digest)
-        if claimed:
+    def made(self, opened: services.OpenTable, seat: Any, seen: message_ids.Seen | None) -> bool:
+        """Record the id (``seen``: what the seat's read found for it, None
+        when it is still to be read): False when it was applied before (the
+        same message), ``IdReused`` when that id was another message."""
+        if seen is None:
+            seen = reads.read_all(self.read(seat.pk))[0]
+        if seen.type is None:
+            message_ids.message_id_record(
+                opened=opened, seat=seat, key=self.key, kind=self.type, digest=self.digest,
+                trim=seen.trim,
+            )
             return True
-        seen = message_ids.message_id_seen(seat, self.key)
         if seen.type != self.type or seen.digest != self.digest:
             raise IdReused()
         return False
@@ -175,27 +177,28 @@ def _open(
     signed_in: session.SignedIn | None,
     claim: _Claim | None,
     seat_id: int | None,
-) -> tuple[services.OpenTable, bool | None]:
+) -> tuple[services.OpenTable, message_ids.Seen | None]:
     """The table locked and its seats read; ``SessionEnded`` first when the
-    socket's session no longer signs its user in. With a claim and the
-    caller's seat, on PostgreSQL, the claim is made with the seats' read:
-    whether it was new (None when it is still to be made)."""
-    if signed_in is None:
-        return services.table_open(table_id), None
-    read = session.session_read(**signed_in._asdict())
-    if read is None:
-        if not session.session_holds(**signed_in._asdict()):
-            raise SessionEnded()
-        return services.table_open(table_id), None
-    more = [claim.read(seat_id)] if claim and seat_id is not None and sql.reads_together() else []
+    socket's session no longer signs its user in. The session's read and,
+    with the caller's seat, what the message's id was recorded for go in the
+    round trip that reads the seats (``services.table_open_with``): what
+    the id's read found (None when it is still to be read)."""
+    read = None if signed_in is None else session.session_read(**signed_in._asdict())
+    if signed_in is not None and read is None and not session.session_holds(**signed_in._asdict()):
+        raise SessionEnded()
+    more = [] if read is None else [read]
+    if claim is not None and seat_id is not None:
+        more.append(claim.read(seat_id))
     try:
-        opened, row, results = services.table_open_with(table_id, read, more)
+        opened, results = services.table_open_with(table_id, more)
     except TableNotFound:
-        if not session.session_holds(**signed_in._asdict()):
+        if signed_in is not None and not session.session_holds(**signed_in._asdict()):
             raise SessionEnded() from None
         raise
-    if not session.session_row_holds(**signed_in._asdict(), row=row):
-        raise SessionEnded()
+    if read is not None:
+        row = results.pop(0)
+        if not session.session_row_holds(**signed_in._asdict(), row=row):  # type: ignore[union-attr]
+            raise SessionEnded()
     return opened, (results[0] if results else None)
 
 

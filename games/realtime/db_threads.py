@@ -130,8 +130,8 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
     sockets as it covers the pages); unlike it, Channels' test communicator
     does not switch that off, since these threads never share a test's
     transaction. A connection goes back idle and in autocommit whatever the
-    call did: Django rolls back an ``atomic`` block that raised (and
-    ``games.sql``'s own BEGIN ends with it), puts autocommit back as the
+    call did: Django rolls back an ``atomic`` block that raised, puts
+    autocommit back as the
     block ends, and drops a connection left otherwise
     (``close_if_unusable_or_obsolete``); the pool rolls back one returned
     inside a transaction all the same.

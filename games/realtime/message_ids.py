@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
-from django.db import connection
-from django.utils import timezone
+from django.db.models import Subquery
 
-from .. import sql
+from .. import reads
 from ..models import ClientMessage, Seat
+from ..services import OpenTable
 
 
 def message_key(client_id: str | int) -> str:
@@ -31,82 +31,60 @@ def message_digest(kind: str, fields: dict[str, Any]) -> str:
     ).hexdigest()
 
 
-def message_id_seen(seat: Seat, key: str) -> ClientMessage:
-    return ClientMessage.objects.get(seat=seat, client_id=key)
+class Seen(NamedTuple):
+    """What a seat's message id was recorded for, and whether the seat holds
+    enough ids to be trimmed (``message_ids_read``)."""
+
+    type: str | None  # None: the id is new
+    digest: str | None
+    trim: bool
 
 
-def message_id_claim(seat: Seat, key: str, kind: str, digest: str) -> bool:
-    """Record a message id for ``seat``: False when it was already recorded.
-    The caller's transaction undoes it if the action fails. Both backends
-    support ON CONFLICT.
-
-    A new id then pushes the seat's oldest out past its newest
-    ``CLIENT_MESSAGES_PER_SEAT`` (``message_ids_trim``): on PostgreSQL in
-    the same statement (one round trip a message fewer), on SQLite, which
-    has no writes in WITH, in a second one."""
-    if connection.vendor == "postgresql":
-        claimed: bool = sql.read_all(message_id_claim_read(seat.pk, key, kind, digest))[0]
-        return claimed
-    with connection.cursor() as cursor:
-        cursor.execute(sql.statement(_CLAIM), _claim_values(seat.pk, key, kind, digest))
-        if cursor.fetchone() is None:
-            return False
-    message_ids_trim(seat)
-    return True
-
-
-def message_id_claim_read(seat_id: int, key: str, kind: str, digest: str) -> sql.Read:
-    """``message_id_claim`` on PostgreSQL as a ``sql.Read`` (True when
-    claimed), for a caller to send with its other reads in one round trip
-    (``apply.message_apply`` sends it with the table's seats and deal)."""
-    # The DELETE sees the rows as they were before the INSERT (one
-    # snapshot), so it keeps one row fewer of them: the new row is
-    # the newest one kept.
-    kept_before = max(settings.CLIENT_MESSAGES_PER_SEAT, 1) - 1
-    return sql.Read(
-        _CLAIM_AND_TRIM,
-        [*_claim_values(seat_id, key, kind, digest), seat_id, seat_id, kept_before],
-        lambda columns, fetched: bool(fetched),
+def message_ids_read(seat_id: int, key: str) -> reads.Read:
+    """A read of what ``key`` was recorded for at ``seat_id`` (``Seen``),
+    for the caller to send with its other reads: the socket sends it with
+    the table's seats, under the table's lock, which orders every claim of
+    the table's seats, so the id cannot be recorded between this read and
+    ``message_id_record``."""
+    return reads.Read(
+        _SEEN,
+        [seat_id, _kept() + _slack() - 1, seat_id, key],
+        lambda columns, fetched: Seen(fetched[0][0], fetched[0][1], fetched[0][2] is not None),
     )
 
 
-def _claim_values(seat_id: int, key: str, kind: str, digest: str) -> list[Any]:
-    return [
-        seat_id,
-        key,
-        kind,
-        digest,
-        ClientMessage._meta.get_field("reply").default,
-        connection.ops.adapt_datetimefield_value(timezone.now()),
-    ]
-
-
-_CLAIM = (
-    "INSERT INTO {client_message} (seat_id, client_id, type, digest, reply, created_at)"
-    " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (seat_id, client_id) DO NOTHING RETURNING id"
-)
-_TRIM = (
-    "DELETE FROM {client_message} WHERE seat_id = %s AND id <= ("
-    "SELECT id FROM {client_message} WHERE seat_id = %s ORDER BY id DESC LIMIT 1 OFFSET %s)"
-)
-_CLAIM_AND_TRIM = (
-    f"WITH claimed AS ({_CLAIM}), trimmed AS ("
-    "DELETE FROM {client_message} WHERE seat_id = %s AND EXISTS (SELECT 1 FROM claimed)"
-    " AND id <= (SELECT id FROM {client_message} WHERE seat_id = %s"
-    " ORDER BY id DESC LIMIT 1 OFFSET %s)) SELECT id FROM claimed"
+_SEEN = (
+    "SELECT m.type, m.digest, (SELECT id FROM {client_message} WHERE seat_id = %s"
+    " ORDER BY id DESC LIMIT 1 OFFSET %s) FROM (SELECT 1) AS one"
+    " LEFT JOIN {client_message} m ON m.seat_id = %s AND m.client_id = %s"
 )
 
 
-def message_ids_trim(seat: Seat) -> None:
-    """Keep only the seat's newest ``CLIENT_MESSAGES_PER_SEAT`` ids: a socket
-    sending new ids as fast as it may would otherwise store rows without end
-    (5,708 from one flood) until ``upkeep.client_messages_forget``. A resend
-    comes within seconds, while the page has a handful of messages
-    unanswered; only a seat that applied that many newer actions meanwhile
-    could lose one. Ids grow with each claim and a seat's claims are ordered
-    by the table lock, so the highest ids are the newest. One statement,
-    which reads at most that many rows plus one."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql.statement(_TRIM), [seat.pk, seat.pk, settings.CLIENT_MESSAGES_PER_SEAT]
-        )
+def message_id_record(
+    *, opened: OpenTable, seat: Seat, key: str, kind: str, digest: str, trim: bool
+) -> None:
+    """Record a new message id for ``seat``: added to ``opened``'s updates,
+    written with the message's own (the caller's transaction undoes it if
+    the action fails). When the seat holds a quarter more than
+    ``CLIENT_MESSAGES_PER_SEAT`` ids (``trim``), drop all but its newest
+    ones first: a socket sending new ids as fast as it may would otherwise
+    store rows without end (5,708 from one flood) until
+    ``upkeep.client_messages_forget``. A resend comes within seconds, while
+    the page has a handful of messages unanswered; only a seat that applied
+    that many newer actions meanwhile could lose one. Ids grow with each
+    claim and a seat's claims are ordered by the table lock, so the highest
+    ids are the newest. The slack makes the DELETE one claim in a quarter
+    of that many, not every claim once a seat has played a while."""
+    if trim:
+        newest = ClientMessage.objects.filter(seat=seat).order_by("-id").values("id")
+        oldest_dropped = Subquery(newest[_kept() - 1 : _kept()])  # the new row is kept too
+        ClientMessage.objects.filter(seat=seat, id__lte=oldest_dropped).delete()
+    opened.updates.add(ClientMessage(seat=seat, client_id=key, type=kind, digest=digest))
+
+
+def _kept() -> int:
+    return max(settings.CLIENT_MESSAGES_PER_SEAT, 1)
+
+
+def _slack() -> int:
+    return max(_kept() // 4, 1)

@@ -17,8 +17,8 @@ from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
 
-from .. import selectors, sql
-from ..engine.errors import SessionEnded, TableNotFound, TooManySockets
+from .. import reads, selectors
+from ..engine.errors import SessionEnded, TooManySockets
 from ..models import Presence
 from ..services import table_lock
 from . import session
@@ -71,15 +71,7 @@ def _check_socket_count(seat_id: int, channel_name: str, stale: Any) -> None:
 def presence_heartbeat(*, seat_id: int, channel_name: str) -> None:
     """Keep an open socket counted (its row is made again if it was dropped)."""
     now = timezone.now()
-    # One UPDATE in the usual case (every open socket beats every 20 s),
-    # written once rather than compiled by the ORM each time.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql.statement("UPDATE {presence} SET last_seen = %s WHERE channel_name = %s"),
-            [connection.ops.adapt_datetimefield_value(now), channel_name],
-        )
-        updated = cursor.rowcount
-    if not updated:
+    if not Presence.objects.filter(channel_name=channel_name).update(last_seen=now):
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}
         )
@@ -96,46 +88,17 @@ def presence_beat(
     """A heartbeat: ``presence_heartbeat``, then whether the seat facing
     ``seat_number`` is connected (``selectors.other_connected``).
     ``signed_in``: ``SessionEnded`` when that session no longer signs its
-    user in (an idle socket notices within a beat).
-
-    Every open socket beats every ``PRESENCE_HEARTBEAT_SECONDS``, so on
-    PostgreSQL all of it is one statement (the UPDATE in a ``WITH``; the read
-    sees the other seat's rows, which the UPDATE does not touch; the session
-    read beside them, ``session.session_read``). Elsewhere, a call each."""
+    user in (an idle socket notices within a beat). The session's read and
+    the other seat's go in one round trip on PostgreSQL (``reads.read_all``)."""
     read = None if signed_in is None else session.session_read(**signed_in._asdict())
-    if connection.vendor != "postgresql" or (signed_in is not None and read is None):
-        if signed_in is not None and not session.session_holds(**signed_in._asdict()):
-            raise SessionEnded()
-        presence_heartbeat(seat_id=seat_id, channel_name=channel_name)
-        return selectors.other_connected(table_id=table_id, seat_number=seat_number)
-    now = timezone.now()
-    fresh = now - timedelta(seconds=settings.PRESENCE_TTL_SECONDS)
-    adapt = connection.ops.adapt_datetimefield_value
-    select, params = read if read is not None else ("SELECT NULL", [])
-    with connection.cursor() as cursor:
-        cursor.execute(
-            sql.statement(
-                "WITH beat AS (UPDATE {presence} SET last_seen = %s WHERE channel_name = %s"
-                " RETURNING 1) SELECT (SELECT count(*) FROM beat), s.is_dealer, s.user_id,"
-                " EXISTS(SELECT 1 FROM {presence} p WHERE p.seat_id = s.id"
-                " AND p.last_seen >= %s), b.* FROM (SELECT 1) AS one"
-                " LEFT JOIN {seat} s ON s.table_id = %s AND s.number = %s"
-                f" LEFT JOIN ({select}) b ON 1 = 1"
-            ),
-            [adapt(now), channel_name, adapt(fresh), table_id, 1 - seat_number, *params],
-        )
-        updated, dealer, user_id, present, *found = cursor.fetchone()
-    if signed_in is not None:
-        row = None if all(value is None for value in found) else found
-        if not session.session_row_holds(**signed_in._asdict(), row=row):
-            raise SessionEnded()
-    if not updated:
-        Presence.objects.update_or_create(
-            channel_name=channel_name, defaults={"seat_id": seat_id, "last_seen": now}
-        )
-    if dealer is None:  # no such seat: the table is gone
-        raise TableNotFound()
-    return selectors.seat_is_connected(dealer=dealer, user_id=user_id, present=present)
+    if signed_in is not None and read is None and not session.session_holds(**signed_in._asdict()):
+        raise SessionEnded()
+    presence_heartbeat(seat_id=seat_id, channel_name=channel_name)
+    other = selectors.other_connected_read(table_id=table_id, seat_number=seat_number)
+    connected, *row = reads.read_all(other, *([] if read is None else [read]))
+    if read is not None and not session.session_row_holds(**signed_in._asdict(), row=row[0]):  # type: ignore[union-attr]
+        raise SessionEnded()
+    return bool(connected)
 
 
 def presence_disconnect(*, channel_name: str) -> None:

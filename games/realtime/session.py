@@ -25,7 +25,6 @@ must not do).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache, lru_cache
 from importlib import import_module
 from typing import Any, NamedTuple
 
@@ -47,7 +46,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
 
-from ..sql import field_column
+from .. import reads
 from . import broadcast
 
 
@@ -63,155 +62,87 @@ def user_group(user_id: int) -> str:
     return f"user.{user_id}"
 
 
-MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
-
-
 def session_holds(*, session_key: str | None, user_id: int) -> bool:
     """Whether the session ``session_key`` still signs in user ``user_id``:
     it exists and has not expired, names this user and an enabled backend,
     the backend still accepts the user (an active account), and its auth hash
-    matches the user's password now (or a ``SECRET_KEY_FALLBACKS`` one).
+    matches the user's ``get_session_auth_hash`` now (or a fallback's, after
+    a ``SECRET_KEY`` rotation).
 
     It runs with every message, so with sessions in the database (the
-    default) and Django's own backend it is one statement written once,
-    the session row and the user's password read together (the store's
-    load and the backend's get_user, two ORM queries, took 2-6 ms a message
-    on a busy machine); anything else goes through the session store and the
-    backend. ``session_read`` gives that statement to a caller that makes it
-    inside one of its own, and ``session_row_holds`` checks what it found."""
+    default) the session row and the user's password and active flag are
+    one read (``session_read``), which a table socket's message makes in the
+    round trip that reads the table's seats; ``session_row_holds`` checks
+    what it found, through the session store's ``decode`` and the user's
+    ``get_session_auth_hash``. Sessions kept elsewhere go through the
+    store's ``load`` and the backend's ``get_user``."""
+    read = session_read(session_key=session_key, user_id=user_id)
+    if read is not None:
+        row = reads.read_all(read)[0]
+        return session_row_holds(session_key=session_key, user_id=user_id, row=row)
     if not session_key:
         return False
-    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
-    if hasattr(store, "model"):
-        row = _session_and_user(store.model, session_key, user_id)
-        return session_row_holds(session_key=session_key, user_id=user_id, row=row)
-    return _holds(store.load(), user_id, None, None)
+    return _holds(_store(session_key).load(), user_id, None)
 
 
-def session_read(*, session_key: str | None, user_id: int) -> tuple[str, list[Any]] | None:
-    """The statement ``session_holds`` reads with sessions in the database (a
-    SELECT of at most one row) and its parameters, for a caller to make
-    inside its own first statement (``services.table_open_with``: a table
-    socket's message, one round trip fewer); None when there is no such
-    statement (no key, or sessions kept elsewhere): call ``session_holds``."""
-    if not session_key:
+def _store(session_key: str) -> Any:
+    return import_module(settings.SESSION_ENGINE).SessionStore(session_key)
+
+
+def session_read(*, session_key: str | None, user_id: int) -> reads.Read | None:
+    """The read ``session_holds`` makes with sessions in the database (at
+    most one row: the unexpired session's data, the user's password and
+    active flag), for a caller to send with its own reads
+    (``services.table_open_with``); None when there is none (no key, or
+    sessions kept elsewhere): call ``session_holds``."""
+    if not session_key or not hasattr(_store(session_key), "model"):
         return None
-    store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
-    model = getattr(store, "model", None)
-    if model is None:
-        return None
-    return _statement(model._meta.db_table), _parameters(session_key, user_id)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    return reads.value_read(_SESSION_AND_USER, [session_key, now, user_id])
 
 
-def session_row_holds(
-    *, session_key: str | None, user_id: int, row: Sequence[Any] | None
-) -> bool:
-    """``session_holds``, given the row its statement (``session_read``) found:
+_SESSION_AND_USER = (
+    "SELECT s.session_data, u.password, u.is_active FROM {session} s, {user} u"
+    " WHERE s.session_key = %s AND s.expire_date > %s AND u.id = %s"
+)
+
+
+def session_row_holds(*, session_key: str | None, user_id: int, row: Sequence[Any] | None) -> bool:
+    """``session_holds``, given the row its read (``session_read``) found:
     None when it found none (no such session, expired, or no such user)."""
     if row is None or not session_key:
         return False
-    engine, backends = settings.SESSION_ENGINE, tuple(settings.AUTHENTICATION_BACKENDS)
-    held = _model_holds(engine, session_key, user_id, *row, backends, *_keys())
-    if held is not None:
-        return held
-    data = dict(_decoded(engine, session_key, row[0], *_keys()))
-    return _holds(data, user_id, row[1], row[2])
+    data, password, active = row
+    user = get_user_model().from_db(
+        connection.alias, ["id", "password", "is_active"], [user_id, password, active]
+    )
+    return _holds(_store(session_key).decode(data), user_id, user)
 
 
-def _holds(data: Any, user_id: int, password: str | None, active: bool | None) -> bool:
+def _holds(data: Any, user_id: int, user: Any | None) -> bool:
+    """Django's own check of a session (``django.contrib.auth.get_user``),
+    without its side effects: ``user`` as read with the session, or None to
+    ask the session's backend for it."""
     backend_path = data.get(BACKEND_SESSION_KEY)
     if str(data.get(SESSION_KEY)) != str(user_id) or backend_path not in (
         settings.AUTHENTICATION_BACKENDS
     ):
         return False
-    if backend_path == MODEL_BACKEND and password is not None:
-        user = get_user_model()(pk=user_id, password=password, is_active=bool(active))
-        if not ModelBackend().user_can_authenticate(user):
+    backend = load_backend(backend_path)
+    if user is not None and type(backend).get_user is ModelBackend.get_user:
+        # What ModelBackend.get_user does with the user it reads; the user
+        # read with the session is that row.
+        if not backend.user_can_authenticate(user):  # type: ignore[attr-defined]
             return False
-        hashes = list(_auth_hashes(password, *_keys()))
     else:
-        found = load_backend(backend_path).get_user(user_id)
-        if found is None:
-            return False
-        user = found
-        hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+        user = backend.get_user(user_id)
+    if user is None:
+        return False
     stored = data.get(HASH_SESSION_KEY)
     if not stored:
         return False
+    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
     return any(constant_time_compare(stored, current) for current in hashes)
-
-
-# A socket checks its session with every message, and its session row and
-# its user's password rarely change between two: decoding the one and hashing
-# the other again (HMACs both) is remembered by their values and the keys.
-# The row is still read every time, so a change is seen at the next message.
-
-
-def _keys() -> tuple[str | bytes, ...]:
-    """The signing keys a decoded session and an auth hash depend on."""
-    return (settings.SECRET_KEY, *settings.SECRET_KEY_FALLBACKS)
-
-
-@lru_cache(maxsize=4096)
-def _decoded(
-    engine: str, session_key: str, session_data: str, *keys: str | bytes
-) -> tuple[Any, ...]:
-    """The items of a stored session's data, decoded (and checked) once per value."""
-    store = import_module(engine).SessionStore(session_key)
-    return tuple(store.decode(session_data).items())
-
-
-@lru_cache(maxsize=4096)
-def _model_holds(
-    engine: str,
-    session_key: str,
-    user_id: int,
-    session_data: str,
-    password: str | None,
-    active: bool | None,
-    backends: tuple[str, ...],
-    *keys: str | bytes,
-) -> bool | None:
-    """``session_row_holds`` for a session signed in through Django's own
-    backend, remembered by everything its answer depends on (None for
-    another backend, whose answer may depend on more: it is asked each time)."""
-    data = dict(_decoded(engine, session_key, session_data, *keys))
-    if data.get(BACKEND_SESSION_KEY) != MODEL_BACKEND or password is None:
-        return None
-    return _holds(data, user_id, password, active)
-
-
-@lru_cache(maxsize=4096)
-def _auth_hashes(password: str, *keys: str | bytes) -> tuple[str, ...]:
-    """The session auth hashes of a password: the current key's, then each fallback's."""
-    user = get_user_model()(password=password)
-    return (user.get_session_auth_hash(), *user.get_session_auth_fallback_hash())
-
-
-@cache
-def _statement(session_table: str) -> str:
-    quote = connection.ops.quote_name
-    user = get_user_model()
-    password, is_active, pk = (
-        quote(field_column(user, name)[1]) for name in ("password", "is_active", user._meta.pk.name)
-    )
-    return (
-        f"SELECT s.session_data, u.{password}, u.{is_active} FROM {quote(session_table)} s,"
-        f" {quote(user._meta.db_table)} u WHERE s.session_key = %s AND s.expire_date > %s"
-        f" AND u.{pk} = %s"
-    )
-
-
-def _parameters(session_key: str, user_id: int) -> list[Any]:
-    return [session_key, connection.ops.adapt_datetimefield_value(timezone.now()), user_id]
-
-
-def _session_and_user(model: Any, session_key: str, user_id: int) -> tuple[Any, ...] | None:
-    """The session's data (unexpired) and the user's password and active flag."""
-    with connection.cursor() as cursor:
-        cursor.execute(_statement(model._meta.db_table), _parameters(session_key, user_id))
-        row = cursor.fetchone()
-    return tuple(row) if row is not None else None
 
 
 def _tell(user_id: Any, event: dict[str, Any]) -> None:

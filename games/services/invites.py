@@ -68,7 +68,7 @@ def invite_create(*, user: Any, table_id: int, opened: OpenTable | None = None) 
     with transition(table_id, opened) as held:
         _check_host(held, user)
         invite = invite_make(held.table, user)
-        touch(held.table)
+        touch(held)
     return invite
 
 
@@ -83,7 +83,7 @@ def invite_revoke(*, user: Any, table_id: int, opened: OpenTable | None = None) 
             raise NoOpenInvite()
         invite.revoked_at = timezone.now()
         invite.save(update_fields=["revoked_at"])
-        touch(held.table)
+        touch(held)
     return invite
 
 

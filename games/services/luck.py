@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import engine, enqueue, sql
+from .. import engine, enqueue
 from ..engine.errors import InvalidLuck, LuckAlreadyRecorded, NoDeal, NotRevealed
 from ..engine.luck import LUCK_SAMPLES
 from ..models import Hand
@@ -40,7 +40,7 @@ def luck_record(
             f"A luck estimate counts exactly {LUCK_SAMPLES} samples "
             f"(wins, pushes and losses add up to {sum(counts)})."  # type: ignore[arg-type]
         )
-    with transition(table_id, opened) as held, sql.saves_together():
+    with transition(table_id, opened) as held:
         table = held.table
         seat = held.seat_of(user)
         deal, hands = held.latest_deal()
@@ -70,8 +70,8 @@ def luck_record(
         hand.luck_label = estimate.label()
         seat.session_lucks += 1
         seat.session_luck_points += 2 * estimate.wins + estimate.pushes
-        sql.save(seat, ["session_lucks", "session_luck_points"])
-        sql.save(
+        held.save(seat, ["session_lucks", "session_luck_points"])
+        held.save(
             hand,
             [
                 "luck_wins",
@@ -83,6 +83,6 @@ def luck_record(
                 "luck_label",
             ],
         )
-        touch(table)
+        touch(held)
         enqueue.luck_verify_later(hand_id=hand.pk)
     return hand

@@ -25,7 +25,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from .. import engine, enqueue, sql
+from .. import engine, enqueue
 from ..engine import flow
 from ..engine.errors import DealInProgress, FoulNotConfirmed, InvalidSetting, NotSeated
 from ..models import Deal, Hand, Invite, LedgerEntry, Seat, Table
@@ -124,10 +124,10 @@ def table_close(*, user: Any, table_id: int, opened: OpenTable | None = None) ->
         table.status = Table.Status.FINISHED
         table.stake = table.stake_proposed = table.stake_proposed_by = None
         table.stake_proposal = None
-        Invite.objects.filter(
-            table=table, used_at__isnull=True, revoked_at__isnull=True
-        ).update(revoked_at=timezone.now())
-        touch(table, "status", "stake", "stake_proposed", "stake_proposed_by", "stake_proposal")
+        Invite.objects.filter(table=table, used_at__isnull=True, revoked_at__isnull=True).update(
+            revoked_at=timezone.now()
+        )
+        touch(held, "status", "stake", "stake_proposed", "stake_proposed_by", "stake_proposal")
     return table
 
 
@@ -153,8 +153,9 @@ def stake_accept(
     gone) agrees nothing, and the refusal says the stake as it is now."""
     with transition(table_id, opened) as held:
         seat = held.seat_of(user)
-        flow_step(held, lambda state: flow.accept(state, seat.number, amount=amount,
-                                              proposal=proposal))
+        flow_step(
+            held, lambda state: flow.accept(state, seat.number, amount=amount, proposal=proposal)
+        )
     return held.table
 
 
@@ -182,7 +183,7 @@ def _deal(held: OpenTable, dealt: flow.TableState) -> Deal:
         secret=secret,
         commitment=engine.deck_commitment(deck, secret),
     )
-    sql.insert([deal])
+    deal.save()
     now = timezone.now()
     hands = []
     for seat, cards in zip(held.seats, engine.deal_hands(deck), strict=True):
@@ -195,7 +196,7 @@ def _deal(held: OpenTable, dealt: flow.TableState) -> Deal:
             )
             hand.locked_at = now
         hands.append(hand)
-    sql.insert(hands)
+    Hand.objects.bulk_create(hands)
     held.latest = (deal, hands)
     return deal
 
@@ -228,6 +229,7 @@ def deal_rebet(
         if after.status == "playing":  # solo: dealt at once
             _deal(held, after)
     return held.table
+
 
 # --- settings and the reveal ------------------------------------------------
 
@@ -270,7 +272,7 @@ def setting_lock(
     five cards not in front. A foul is refused, with the engine's explanation,
     unless ``confirm_foul``. When this completes both sides, the deal is
     revealed and settled in the same transaction."""
-    with transition(table_id, opened) as held, sql.saves_together():
+    with transition(table_id, opened) as held:
         seat = held.seat_of(user)
         before = flow_state(held, _locked(held))
         after = flow.lock(before, seat.number, deal_number=deal_number)
@@ -286,11 +288,11 @@ def setting_lock(
             hand.foul_confirmed = True
         hand.front, hand.back = join_cards(front_cards), join_cards(back_cards)
         hand.locked_at = timezone.now()
-        sql.save(hand, ["front", "back", "locked_at", "foul_confirmed"])
+        held.save(hand, ["front", "back", "locked_at", "foul_confirmed"])
         if after.reveal_due:
             _reveal(held, deal, hands, after)
         else:
-            flow_save(held.table, before, after)  # the other seat now sees this side locked
+            flow_save(held, before, after)  # the other seat now sees this side locked
     return hand
 
 
@@ -348,12 +350,12 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
                 )
             )
         )
-        sql.save(hand, _REVEALED_FIELDS)
+        held.save(hand, _REVEALED_FIELDS)
         was, chips = state.seats[hand.seat_number], after.seats[hand.seat_number]
         seat.stack, seat.balance_with_commission = chips.stack, chips.with_commission
         seat.session_hands += 1
         seat.session_skill += hand.skill
-        sql.save(seat, ["stack", "balance_with_commission", "session_hands", "session_skill"])
+        held.save(seat, ["stack", "balance_with_commission", "session_hands", "session_skill"])
         entries += [
             LedgerEntry(
                 seat=seat,
@@ -370,14 +372,14 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
                 balance=seat.balance_with_commission,
             ),
         ]
-    sql.insert(entries)
+    LedgerEntry.objects.bulk_create(entries)
     deal.status = Deal.Status.REVEALED
     deal.revealed_at = timezone.now()
-    sql.save(deal, ["status", "revealed_at"])
+    held.save(deal, ["status", "revealed_at"])
     # The skill-report aggregates catch up in the background once this commits.
     enqueue.report_refresh_later(user_ids=[s.user_id for s in held.seats if s.user_id])
     # Each player's decision cost is estimated off the socket's path.
     enqueue.decision_cost_later(
         hand_ids=[h.pk for h in hands if held.seats[h.seat_number].user_id is not None]
     )
-    flow_save(table, state, after)
+    flow_save(held, state, after)

@@ -19,40 +19,27 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
 from typing import Any, cast
 
 from django.db import connection, transaction
 
-from .. import selectors, sql
+from .. import reads, selectors
 from ..engine import flow
 from ..engine.choices import Mode
 from ..engine.errors import NotSeated, TableNotFound
-from ..models import Seat, Table
+from ..models import Deal, Hand, Seat, Table
+from .updates import Updates
 
 
 def table_lock(table_id: object) -> Table:
-    """The table row, locked until the transaction ends (what
-    ``select_for_update().get()`` does, written once: every message runs it)."""
-    pk = _table_pk(table_id)
-    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    tables = sql.rows(Table, "SELECT * FROM {table} WHERE id = %s" + lock, [pk])
-    if not tables:
-        raise TableNotFound()
-    return tables[0]
-
-
-@cache
-def _lock_beside(select: str) -> str:
-    lock = ""
-    if connection.features.has_select_for_update:
-        lock = " FOR UPDATE OF t" if connection.features.has_select_for_update_of else " FOR UPDATE"
-    return (
-        f"SELECT {sql.columns_of(Table, 't')}, b.* FROM {{table}} t"
-        f" LEFT JOIN ({select}) b ON 1 = 1 WHERE t.id = %s{lock}"
-    )
+    """The table row, locked until the transaction ends."""
+    try:
+        return Table.objects.select_for_update().get(pk=_table_pk(table_id))
+    except Table.DoesNotExist:
+        raise TableNotFound() from None
 
 
 def _table_pk(table_id: object) -> int:
@@ -70,6 +57,12 @@ class OpenTable:
     table: Table
     seats: tuple[Seat, Seat]
     latest: selectors.LatestDeal | None = None
+    updates: Updates = field(default_factory=Updates)
+
+    def save(self, instance: Table | Seat | Deal | Hand, fields: Sequence[str]) -> None:
+        """``instance.save(update_fields=fields)``, sent with the transition's
+        other updates when it ends (``services.updates``)."""
+        self.updates.save(instance, fields)
 
     def seat_of(self, user: Any) -> Seat:
         """``user``'s seat at this table, or ``NotSeated``."""
@@ -90,72 +83,47 @@ class OpenTable:
 def table_open(table_id: object) -> OpenTable:
     """Lock the table row and read its seats and latest deal (call inside a
     transaction)."""
-    return _opened(table_lock(table_id))
-
-
-def _opened(table: Table) -> OpenTable:
-    """The locked table with its seats, and with its latest deal when both
-    reads go in one round trip (PostgreSQL: ``sql.read_all``): every
-    message's views show the deal, and the actions on it read it anyway.
-    Elsewhere the deal is read when it is first wanted (``latest_deal``)."""
-    seats, *latest = sql.read_all(*_seats_and_deal(table.pk))
-    return _open_table(table, seats, latest[0] if latest else None)
-
-
-def _seats_and_deal(table_id: int) -> list[sql.Read]:
-    """The seats' read, and the latest deal's where reads go together."""
-    reads = [selectors.table_seats_read(table_id=table_id)]
-    if sql.reads_together():
-        reads.append(selectors.latest_deal_read(table_id=table_id))
-    return reads
-
-
-def _open_table(table: Table, seats: list[Seat], latest: selectors.LatestDeal | None) -> OpenTable:
-    first, second = selectors.seats_of(table, seats)
-    return OpenTable(table, (first, second), latest)
+    opened, _ = table_open_with(table_id)
+    return opened
 
 
 def table_open_with(
-    table_id: object, beside: tuple[str, Sequence[Any]], more: Sequence[sql.Read] = ()
-) -> tuple[OpenTable, tuple[Any, ...] | None, list[Any]]:
-    """``table_open``, with another read of at most one row (``beside``: a
-    SELECT and its parameters) made in the lock's own statement, one round
-    trip fewer; its row, or None when it found none. (The table socket reads
-    its session so with every message: ``games.realtime.apply``.) The read
-    sees the database as the statement began, before any wait for the lock.
-
-    On PostgreSQL (``sql.reads_together``) the seats' and the latest deal's
-    reads go in the lock's round trip, after it: PostgreSQL runs them once
-    the lock is held, each seeing what committed before it began (READ
-    COMMITTED), as when they were sent after the lock's answer. ``more``:
-    statements sent last in that round trip (only there), and their results
-    (the socket claims its message's id so).
-
+    table_id: object, more: Sequence[reads.Read] = ()
+) -> tuple[OpenTable, list[Any]]:
+    """``table_open``, and the results of ``more`` reads. The table's row is
+    read and locked (``SELECT ... FOR UPDATE``, as ``table_lock``) by the
+    first statement, and the seats, the latest deal and ``more`` are read
+    after it, all in one round trip on PostgreSQL (``reads.read_all``:
+    each statement runs once the one before it is done, so once the lock is
+    held, and sees what committed before it began). A table socket reads
+    its session and its message's id so: every message opens a table, and
+    the lock as a queryset of its own cost a round trip and its compiling,
+    about 0.2 ms of CPU a message (docs/benchmarks.md).
     ``TableNotFound`` when there is no such table."""
     pk = _table_pk(table_id)
-    select, params = beside
-    lock = sql.rows_beside_read(Table, _lock_beside(select), [*params, pk])
-    if sql.reads_together():
-        found, seats, latest, *results = sql.read_all(lock, *_seats_and_deal(pk), *more)
-        table, rest = _the_one(found)
-        opened = _open_table(table, seats, latest)
-    else:
-        if more:
-            raise ValueError("Statements are sent with the table's lock only on PostgreSQL.")
-        table, rest = _the_one(sql.read_all(lock)[0])
-        opened, results = _opened(table), []
-    return opened, (None if all(v is None for v in rest) else rest), results
-
-
-def _the_one(found: list[tuple[Table, tuple[Any, ...]]]) -> tuple[Table, tuple[Any, ...]]:
+    found, seats, latest, *results = reads.read_all(
+        reads.rows_read(Table, _locked_row(), [pk]),
+        selectors.table_seats_read(table_id=pk),
+        selectors.latest_deal_read(table_id=pk),
+        *more,
+    )
     if not found:
         raise TableNotFound()
-    return found[0]
+    table = found[0]
+    first, second = selectors.seats_of(table, seats)
+    return OpenTable(table, (first, second), latest), results
+
+
+@cache
+def _locked_row() -> str:
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return "SELECT * FROM {table} WHERE id = %s" + lock
 
 
 @contextmanager
 def transition(table_id: object, opened: OpenTable | None = None) -> Iterator[OpenTable]:
-    """One state transition: a transaction holding the table row's lock.
+    """One state transition: a transaction holding the table row's lock. The
+    rows it saves (``OpenTable.save``) are written when its block ends.
 
     Given the ``OpenTable`` of a transaction already holding this table's lock
     (a socket message's), the transition runs in it, without a savepoint:
@@ -164,9 +132,12 @@ def transition(table_id: object, opened: OpenTable | None = None) -> Iterator[Op
         if str(opened.table.pk) != str(table_id):
             raise TableNotFound()
         yield opened
+        opened.updates.send()
         return
     with transaction.atomic():
-        yield table_open(table_id)
+        held = table_open(table_id)
+        yield held
+        held.updates.send()
 
 
 def flow_state(held: OpenTable, locked: tuple[bool, bool] = (False, False)) -> flow.TableState:
@@ -187,14 +158,14 @@ def flow_state(held: OpenTable, locked: tuple[bool, bool] = (False, False)) -> f
     return flow.TableState(mode=mode, seats=(first, second), locked=locked, **fields)
 
 
-def flow_save(table: Table, before: flow.TableState, after: flow.TableState) -> None:
-    """Write what the step changed of the table (a new ``version`` orders the
+def flow_save(held: OpenTable, before: flow.TableState, after: flow.TableState) -> None:
+    """Save what the step changed of the table (a new ``version`` orders the
     views the sockets push, ``games.realtime``)."""
     fields = flow.changed_fields(before, after)
     if fields:
         for name in fields:
-            setattr(table, name, getattr(after, name))
-        sql.save(table, [*fields, "updated_at"])
+            setattr(held.table, name, getattr(after, name))
+        held.save(held.table, [*fields, "updated_at"])
 
 
 def flow_step(
@@ -203,15 +174,15 @@ def flow_step(
     """Load the table's state, take one ``step`` of its flow and save it."""
     before = flow_state(held)
     after = step(before)
-    flow_save(held.table, before, after)
+    flow_save(held, before, after)
     return after
 
 
-def touch(table: Table, *fields: str) -> None:
-    """Save ``fields`` and mark the table changed: a new ``version`` orders the
-    views the sockets push (``games.realtime``)."""
-    table.version += 1
-    sql.save(table, [*fields, "version", "updated_at"])
+def touch(held: OpenTable, *fields: str) -> None:
+    """Save the table's ``fields`` and mark it changed: a new ``version``
+    orders the views the sockets push (``games.realtime``)."""
+    held.table.version += 1
+    held.save(held.table, [*fields, "version", "updated_at"])
 
 
 def join_cards(cards: tuple[str, ...] | list[str]) -> str:

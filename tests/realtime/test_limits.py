@@ -150,7 +150,10 @@ async def test_stored_ids_stay_bounded_under_a_flood_of_actions(
     kept = await database_sync_to_async(
         lambda: sorted(ClientMessage.objects.values_list("client_id", flat=True))
     )()
-    assert kept == sorted(json.dumps(f"f-{n}") for n in range(26, 31))  # the newest five
+    # The newest five, and at most a quarter more (at least one): the trim
+    # runs once a seat holds that many, not on every claim.
+    assert set(kept) >= {json.dumps(f"f-{n}") for n in range(26, 31)}
+    assert len(kept) <= 5 + 1
     # The newest are still applied once, and a resend pushes none of them out.
     await send(comm, {"type": "stake", "amount": 30, "id": "f-30"})
     assert (await reply_to(comm, "f-30"))["replayed"] is True

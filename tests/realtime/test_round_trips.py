@@ -1,11 +1,13 @@
 """A socket message's round trips to PostgreSQL, BEGIN and COMMIT included.
 
-psycopg sends a transaction's BEGIN as a round trip of its own before the
-first statement, and Django's COMMIT as another after the last. A socket
-message sends its BEGIN with the table's open and its COMMIT with its
-writes (``games.sql``): these tests hold that, in real transactions (not a
-test's), and hold that the transaction is still one: refused, it changes
-nothing; the connection is left as Django thinks it is."""
+What goes on the wire is what the source reads, in its order: psycopg's
+BEGIN, one round trip of reads (the table's row locked, the seats, the
+latest deal, the session, what the message's id was recorded for:
+``games.reads``), the ORM's inserts as the services make them, the
+transition's saves with the id's row (``services.updates``), Django's
+COMMIT. These tests hold that in real transactions (not a test's), and
+hold that the transaction is one: refused, it changes nothing; the
+connection is left as Django thinks it is."""
 
 from __future__ import annotations
 
@@ -16,11 +18,10 @@ from typing import Any
 import psycopg
 import pytest
 from django.contrib.sessions.models import Session
-from django.db import ProgrammingError, connection, transaction
+from django.db import connection, transaction
 from django.test import Client
 
 from accounts.models import User
-from games import sql
 from games.engine.errors import SessionEnded, StakeTooHigh
 from games.models import ClientMessage, Seat, Table
 from games.realtime.apply import message_apply
@@ -90,12 +91,15 @@ def send(trips: RoundTrips, user: User, table: Table, kind: str, **fields: Any) 
     signed, seat = signed_in(user), Seat.objects.get(table=table, user=user).pk
     trips.clear()
     return message_apply(
-        user=user, table_id=table.pk, message=Message(kind, fields, next(ids)),
-        signed_in=signed, seat_id=seat,
+        user=user,
+        table_id=table.pk,
+        message=Message(kind, fields, next(ids)),
+        signed_in=signed,
+        seat_id=seat,
     ).result
 
 
-def test_a_sockets_message_sends_its_begin_with_the_open_and_its_commit_with_its_writes(
+def test_a_sockets_message_goes_on_the_wire_in_the_order_its_source_reads(
     player: User, friend: User, trips: RoundTrips, rig: Callable[..., None]
 ) -> None:
     rig(deck_with(STRONG, WEAK))
@@ -112,15 +116,32 @@ def test_a_sockets_message_sends_its_begin_with_the_open_and_its_commit_with_its
             fields["proposal"] = seen(friend, table.pk)["proposal"]["id"]
         send(trips, user, table, kind, **fields)
         sent = trips.of_one_transaction()
-        assert [who for who, _ in sent] == ["sql"] * len(sent), kind  # no BEGIN of psycopg's
-        assert sent[0][1].startswith("BEGIN; "), kind
-        assert sent[-1][1].endswith("; COMMIT"), kind
-        ran["reveal" if kind == "lock" and user == friend else kind] = len(sent)
-    # The open, then the writes with the COMMIT; a deal inserts the deal and
-    # its hands first, a reveal the ledger's entries.
-    assert ran == {"stake": 2, "accept_stake": 2, "deal": 4, "lock": 2, "reveal": 3}
+        assert sent[0] == ("psycopg", "BEGIN"), kind
+        reads = sent[1][1].split("; ")
+        assert reads[0] == 'SELECT * FROM "games_table" WHERE id = %s FOR UPDATE', kind
+        assert len(reads) == 5, kind  # the seats, the deal, the session, the id
+        assert sent[-1] == ("psycopg", "COMMIT"), kind
+        ran["reveal" if kind == "lock" and user == friend else kind] = [
+            _written(text) for _, text in sent[2:-1]
+        ]
+    saves = "WITH (UPDATE ...)"
+    assert ran == {
+        "stake": [saves],
+        "accept_stake": [saves],
+        "deal": ['INSERT "games_deal"', 'INSERT "games_hand"', saves],
+        "lock": [saves],
+        "reveal": ['INSERT "games_ledgerentry"', saves],
+    }
     assert Table.objects.get(pk=table.pk).deals_count == 1
     assert ClientMessage.objects.filter(seat__table=table).count() == 5
+
+
+def _written(text: str) -> str:
+    """An INSERT by its table, or the one statement of a transition's saves."""
+    if text.startswith("WITH "):
+        assert 'INSERT INTO "games_clientmessage"' in text  # the message's id
+        return "WITH (UPDATE ...)"
+    return " ".join(text.replace(" INTO ", " ").split()[:2])
 
 
 def test_the_connection_is_left_as_django_thinks_it_is(
@@ -138,15 +159,12 @@ def test_the_connection_is_left_as_django_thinks_it_is(
     assert Table.objects.get(pk=table.pk).deals_count == 0
 
 
-def test_a_refused_message_changes_nothing_though_its_begin_went_with_the_open(
-    player: User, friend: User, trips: RoundTrips
-) -> None:
+def test_a_refused_message_changes_nothing(player: User, friend: User, trips: RoundTrips) -> None:
     table = friend_table(player, friend)
     with pytest.raises(StakeTooHigh):
         send(trips, player, table, "stake", amount=10**6)
-    assert trips.sent[0][0] == "sql"
-    assert trips.sent[0][1].startswith("BEGIN; ")
-    assert trips.sent[1:] == [("psycopg", "ROLLBACK")]
+    assert trips.sent[0] == ("psycopg", "BEGIN")
+    assert trips.sent[-1] == ("psycopg", "ROLLBACK")
     assert Table.objects.get(pk=table.pk).stake_proposal is None
     assert not ClientMessage.objects.filter(seat__table=table).exists()
     send(trips, player, table, "stake", amount=7)  # and the connection goes on
@@ -162,66 +180,10 @@ def test_an_ended_session_refuses_the_message_and_the_claim_rolls_back(
     seat = Seat.objects.get(table=table, user=player).pk
     with pytest.raises(SessionEnded):
         message_apply(
-            user=player, table_id=table.pk, message=Message("stake", {"amount": 7}, 1),
-            signed_in=signed, seat_id=seat,
+            user=player,
+            table_id=table.pk,
+            message=Message("stake", {"amount": 7}, 1),
+            signed_in=signed,
+            seat_id=seat,
         )
     assert not ClientMessage.objects.filter(seat__table=table).exists()
-
-
-def test_a_statement_that_was_never_sent_leaves_the_begin_to_psycopg(
-    player: User, trips: RoundTrips
-) -> None:
-    unadaptable = sql.Read("SELECT %s", [object()], lambda columns, rows: rows)
-    with transaction.atomic():
-        with pytest.raises(ProgrammingError):
-            sql.read_all(unadaptable)
-        assert connection.connection.autocommit is False
-        trips.clear()
-        User.objects.filter(pk=player.pk).update(first_name="Ada")
-        assert trips.sent[0] == ("psycopg", "BEGIN")
-        transaction.set_rollback(True)
-    assert User.objects.get(pk=player.pk).first_name == ""
-
-
-def test_writes_and_commit_go_together_only_at_the_end_of_the_outermost_block(
-    player: User, friend: User, trips: RoundTrips
-) -> None:
-    table = friend_table(player, friend)
-    committed: list[str] = []
-    with transaction.atomic():
-        Table.objects.select_for_update().get(pk=table.pk)
-        transaction.on_commit(lambda: committed.append("outer"))
-        with transaction.atomic():  # a savepoint: written at once, committed with the rest
-            with sql.saves_then_commit():
-                table.deals_count = 3
-                sql.save(table, ["deals_count"])
-            assert connection.connection.info.transaction_status != (
-                psycopg.pq.TransactionStatus.IDLE
-            )
-        with sql.saves_then_commit():
-            table.deals_count = 4
-            sql.save(table, ["deals_count"])
-            assert committed == []
-        assert connection.connection.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
-        assert trips.sent[-1][1].endswith("; COMMIT")
-        assert committed == []  # Django's callbacks wait for the block's end, as ever
-    assert committed == ["outer"]
-    assert Table.objects.get(pk=table.pk).deals_count == 4
-
-
-def test_saves_then_commit_writes_nothing_when_its_block_raises(
-    player: User, friend: User
-) -> None:
-    table = friend_table(player, friend)
-
-    def refused() -> None:
-        with transaction.atomic():
-            Table.objects.select_for_update().get(pk=table.pk)
-            with sql.saves_then_commit():
-                table.deals_count = 5
-                sql.save(table, ["deals_count"])
-                raise RuntimeError
-
-    with pytest.raises(RuntimeError):
-        refused()
-    assert Table.objects.get(pk=table.pk).deals_count == 0

@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -23,7 +22,7 @@ from channels.layers import get_channel_layer
 from django.db import OperationalError, transaction
 
 from accounts.models import User
-from games import selectors, services, sql
+from games import selectors, services
 from games.models import Presence
 from games.realtime import apply, presence
 from games.realtime.consumer import CLOSE_SERVER_ERROR
@@ -288,21 +287,20 @@ def answer_lost_after_commit(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The next message's change commits, then the database fails before its
     answer (an on-commit callback raising, as a connection lost right after
     the COMMIT would): on both backends, committed and failed."""
-    real = sql.saves_then_commit
+    real = apply._views
     fired: list[int] = []
 
     def lost() -> None:
         raise OperationalError("server closed the connection unexpectedly")
 
-    @contextmanager
-    def saves_then_commit() -> Iterator[None]:
-        with real():
-            yield
-        if not fired:
+    def views(*args: Any, **kwargs: Any) -> Any:
+        found = real(*args, **kwargs)
+        if not fired:  # the last thing the message does before its COMMIT
             fired.append(1)
             transaction.on_commit(lost)
+        return found
 
-    monkeypatch.setattr(sql, "saves_then_commit", saves_then_commit)
+    monkeypatch.setattr(apply, "_views", views)
     return fired
 
 

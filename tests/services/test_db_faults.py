@@ -49,8 +49,7 @@ def report_counts() -> Iterator[None]:
 
 
 def is_write(sql: str) -> bool:
-    """An INSERT, UPDATE or DELETE, or a statement with one in its ``WITH``
-    (the message-id claim, the writes ``sql.saves_together`` makes at once)."""
+    """An INSERT, UPDATE or DELETE, or a statement with one in its ``WITH``."""
     words = sql.upper().split()
     return bool(words) and (
         words[0] in WRITES or (words[0] == "WITH" and any(f"({w}" in words for w in WRITES))
@@ -144,7 +143,7 @@ def test_faults_in_every_transition_of_a_friend_deal(
     counts = [inject_everywhere(step) for step in steps]
     # The reveal writes 2 hands, 2 seats, the ledger entries, the deal and the
     # table: on SQLite a statement each (the locking hand's lock and result
-    # in one); on PostgreSQL the updates are one statement (sql.saves_together)
+    # in one); on PostgreSQL the updates are one statement (services.updates)
     # beside the ledger's INSERT. A fault at any of them left nothing written.
     assert counts[4] >= {"postgresql": 2}.get(connection.vendor, 7)
     assert Seat.objects.get(table_id=t, number=0).stack == 1040
@@ -202,8 +201,7 @@ def _fail_on(table_name: str) -> Callable[..., Any]:
     def wrapper(
         execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
     ) -> Any:
-        # Any statement that inserts into the table: the id's INSERT is a
-        # WITH statement on PostgreSQL (its trim in the same statement).
+        # Any statement that inserts into the table.
         if f'INSERT INTO "{table_name}"' in sql or f"INSERT INTO {table_name}" in sql:
             raise DatabaseError(f"injected fault: {table_name}")
         return execute(sql, params, many, context)
