@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from django.db import InterfaceError, OperationalError, connection, transaction
+from django.db import InterfaceError, OperationalError, connection
 
-from .. import reads, selectors, services
+from .. import folds, reads, selectors, services
 from ..engine.errors import IdReused, NotSeated, OutcomeUnknown, SessionEnded, TableNotFound
 from . import message_ids, session
 from .messages import MESSAGES, Message
@@ -111,7 +111,7 @@ def _applied(
 ) -> Applied:
     committing = False  # the change is made: its COMMIT is what runs next
     try:
-        with transaction.atomic():
+        with folds.atomic() as fold:
             claim = _Claim.of(message)
             try:
                 opened, seen = _open(table_id, signed_in, claim, seat_id)
@@ -123,9 +123,9 @@ def _applied(
             if claim is not None and not claim.made(opened, seat, seen):
                 return Applied(REPLAYED, _views(opened, base_url))
             result = handler(user, opened.table.pk, message.fields, opened)
-            opened.updates.send()  # the id's row, and any save the handler left
-            views = _views(opened, base_url)
-            committing = True  # leaving the block commits
+            views = _views(opened, base_url)  # from what the handler left
+            committing = True  # the next statement commits (or leaving the block)
+            opened.updates.send(fold)  # the id's row, the handler's saves, COMMIT
         return Applied(result, views)
     except Exception as exc:
         # Only a lost connection leaves the COMMIT's outcome unknown: an error

@@ -322,7 +322,6 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
     )
     outcomes = (settlement, settlement.mirror())  # by seat number, as the hands are
     after = flow.reveal(state, (settlement.result, outcomes[1].result))
-    entries: list[LedgerEntry] = []
     for hand, other, outcome in ((first, second, outcomes[0]), (second, first, outcomes[1])):
         seat = held.seats[hand.seat_number]
         way = engine.house_way(hand.card_list)
@@ -356,7 +355,7 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
         seat.session_hands += 1
         seat.session_skill += hand.skill
         held.save(seat, ["stack", "balance_with_commission", "session_hands", "session_skill"])
-        entries += [
+        for entry in (
             LedgerEntry(
                 seat=seat,
                 deal=deal,
@@ -371,8 +370,8 @@ def _reveal(held: OpenTable, deal: Deal, hands: list[Hand], state: flow.TableSta
                 amount=chips.with_commission - was.with_commission,
                 balance=seat.balance_with_commission,
             ),
-        ]
-    LedgerEntry.objects.bulk_create(entries)
+        ):
+            held.updates.add(entry)  # written with the saves (services.updates)
     deal.status = Deal.Status.REVEALED
     deal.revealed_at = timezone.now()
     held.save(deal, ["status", "revealed_at"])

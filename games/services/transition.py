@@ -127,12 +127,13 @@ def transition(table_id: object, opened: OpenTable | None = None) -> Iterator[Op
 
     Given the ``OpenTable`` of a transaction already holding this table's lock
     (a socket message's), the transition runs in it, without a savepoint:
-    anything raised rolls the whole message back, its id included."""
+    anything raised rolls the whole message back, its id included. Its saves
+    are then written by that transaction's opener, with its own
+    (``games.realtime.apply``: in the statement that commits)."""
     if opened is not None:
         if str(opened.table.pk) != str(table_id):
             raise TableNotFound()
         yield opened
-        opened.updates.send()
         return
     with transaction.atomic():
         held = table_open(table_id)

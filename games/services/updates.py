@@ -1,13 +1,15 @@
-"""The UPDATEs one transition makes, sent together when it ends.
+"""The rows one transition writes, sent together when it ends.
 
 A transition saves the rows it changed through ``OpenTable.save`` (the
-table, its seats, the deal and its hands); ``transition`` sends them when its
-block ends, inside the transaction, before the views are read from the same
-objects and before Django's COMMIT: on PostgreSQL one statement (each UPDATE
-in a ``WITH``), elsewhere one UPDATE a row. A reveal's seven updates are one
-round trip, not seven. A socket message's id (a ``ClientMessage``) is
-recorded in the same statement (``Updates.add``): every message records
-one, and on its own it was a round trip and about 0.2 ms of CPU a message.
+table, its seats, the deal and its hands) and adds the new rows whose ids
+nobody reads (a reveal's ledger entries, a socket message's id) through
+``Updates.add``. They are sent when the transaction's opener says so
+(``transition``'s block, or ``games.realtime.apply`` after the views), inside
+the transaction: on PostgreSQL one statement (each write in a ``WITH``; with
+a ``games.folds`` fold it also carries the COMMIT), elsewhere one statement
+a row. A reveal's seven updates and four inserts are one round trip, not
+eleven; a socket message's id on its own was a round trip and about 0.2 ms
+of CPU a message.
 
 Why not ``save(update_fields=...)``: the ORM compiles each UPDATE every time
 and sends each on its own. Measured on 2026-12-07 (docs/benchmarks.md): with
@@ -30,10 +32,11 @@ from django.core.checks import CheckMessage, Error
 from django.db import connection
 from django.db.models import Field, Model, signals
 
-from ..models import ClientMessage, Deal, Hand, Seat, Table
+from ..folds import Fold
+from ..models import ClientMessage, Deal, Hand, LedgerEntry, Seat, Table
 
 UPDATED: tuple[type[Model], ...] = (Table, Seat, Deal, Hand)
-ADDED: tuple[type[Model], ...] = (ClientMessage,)
+ADDED: tuple[type[Model], ...] = (ClientMessage, LedgerEntry)
 
 
 class Updates:
@@ -55,13 +58,15 @@ class Updates:
 
     def add(self, instance: Model) -> None:
         """Record ``instance.save()`` of a new row whose id nobody reads
-        (a ``ClientMessage``), sent by ``send``."""
+        (a message's id, a ledger entry), sent by ``send``."""
         if type(instance) not in ADDED:
             raise TypeError(f"Updates does not add {type(instance).__name__} rows: save() it.")
         self.added.append(instance)
 
-    def send(self) -> None:
-        """Write every recorded row, then forget them."""
+    def send(self, fold: Fold | None = None) -> None:
+        """Write every recorded row, then forget them. With ``fold``, this is
+        the transaction's last statement and carries its COMMIT
+        (``games.folds``)."""
         updates = [
             (_update_of(model, tuple(saved)), [*saved.values(), pk])
             for (model, pk), saved in self.rows.items()
@@ -73,11 +78,13 @@ class Updates:
         with connection.cursor() as cursor:
             if connection.vendor == "postgresql" and len(updates) > 1:
                 ctes = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(updates))
-                values = [value for _, row in updates for value in row]
-                cursor.execute(f"WITH {ctes} SELECT 1", values)
-                return
-            for sql, values in updates:
-                cursor.execute(sql, values)
+                updates = [
+                    (f"WITH {ctes} SELECT 1", [value for _, row in updates for value in row])
+                ]
+            *first, (sql, values) = updates
+            for each in first:
+                cursor.execute(*each)
+            cursor.execute(sql if fold is None else fold.last(sql), values)
 
 
 @cache

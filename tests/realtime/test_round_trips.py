@@ -1,17 +1,18 @@
 """A socket message's round trips to PostgreSQL, BEGIN and COMMIT included.
 
-What goes on the wire is what the source reads, in its order: psycopg's
-BEGIN, one round trip of reads (the table's row locked, the seats, the
-latest deal, the session, what the message's id was recorded for:
-``games.reads``), the ORM's inserts as the services make them, the
-transition's saves with the id's row (``services.updates``), Django's
-COMMIT. These tests hold that in real transactions (not a test's), and
-hold that the transaction is one: refused, it changes nothing; the
-connection is left as Django thinks it is."""
+What goes on the wire is what the source reads, in its order: one round
+trip of reads that begins the transaction (BEGIN, the table's row locked,
+the seats, the latest deal, the session, what the message's id was recorded
+for: ``games.reads`` and ``games.folds``), the ORM's inserts as the services
+make them, and the transition's writes with the id's row
+(``services.updates``) that end it with its COMMIT. These tests hold that
+in real transactions (not a test's), and hold that the transaction is one:
+refused, it changes nothing; the connection is left as Django thinks it
+is."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from itertools import count
 from typing import Any
 
@@ -60,23 +61,26 @@ class RoundTrips:
 
 
 @pytest.fixture
-def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[RoundTrips]:
+def trips(monkeypatch: pytest.MonkeyPatch) -> RoundTrips:
+    """What psycopg sent, as sent (after ``games.folds`` added its BEGIN or
+    COMMIT to a statement)."""
     seen_ = RoundTrips()
-    own = psycopg.Connection._exec_command
+    own_command = psycopg.Connection._exec_command
+    own_execute = psycopg.ClientCursor.execute
 
     def exec_command(self: Any, command: Any, *args: Any, **kwargs: Any) -> Any:
         seen_.sent.append(("psycopg", bytes(command).decode()))
-        return own(self, command, *args, **kwargs)
+        return own_command(self, command, *args, **kwargs)
 
-    def execute(run: Callable[..., Any], sql_: str, *args: Any) -> Any:
+    def execute(self: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
         try:
-            return run(sql_, *args)
+            return own_execute(self, query, *args, **kwargs)
         finally:  # after any BEGIN psycopg sent first
-            seen_.sent.append(("sql", sql_))
+            seen_.sent.append(("sql", str(query)))
 
     monkeypatch.setattr(psycopg.Connection, "_exec_command", exec_command)
-    with connection.execute_wrapper(execute):
-        yield seen_
+    monkeypatch.setattr(psycopg.ClientCursor, "execute", execute)
+    return seen_
 
 
 def signed_in(user: User) -> SignedIn:
@@ -116,13 +120,15 @@ def test_a_sockets_message_goes_on_the_wire_in_the_order_its_source_reads(
             fields["proposal"] = seen(friend, table.pk)["proposal"]["id"]
         send(trips, user, table, kind, **fields)
         sent = trips.of_one_transaction()
-        assert sent[0] == ("psycopg", "BEGIN"), kind
-        reads = sent[1][1].split("; ")
-        assert reads[0] == 'SELECT * FROM "games_table" WHERE id = %s FOR UPDATE', kind
-        assert len(reads) == 5, kind  # the seats, the deal, the session, the id
-        assert sent[-1] == ("psycopg", "COMMIT"), kind
+        assert all(by == "sql" for by, _ in sent), (kind, sent)  # none of psycopg's own
+        begin, lock, *reads = sent[0][1].split("; ")
+        assert begin == "BEGIN", kind
+        assert lock == 'SELECT * FROM "games_table" WHERE id = %s FOR UPDATE', kind
+        assert len(reads) == 4, kind  # the seats, the deal, the session, the id
+        *saves, commit = sent[-1][1].rsplit("; ", 1)
+        assert commit == "COMMIT", kind
         ran["reveal" if kind == "lock" and user == friend else kind] = [
-            _written(text) for _, text in sent[2:-1]
+            _written(text) for _, text in [*sent[1:-1], ("sql", *saves)]
         ]
     saves = "WITH (UPDATE ...)"
     assert ran == {
@@ -130,7 +136,7 @@ def test_a_sockets_message_goes_on_the_wire_in_the_order_its_source_reads(
         "accept_stake": [saves],
         "deal": ['INSERT "games_deal"', 'INSERT "games_hand"', saves],
         "lock": [saves],
-        "reveal": ['INSERT "games_ledgerentry"', saves],
+        "reveal": [saves],  # the ledger's entries with the saves
     }
     assert Table.objects.get(pk=table.pk).deals_count == 1
     assert ClientMessage.objects.filter(seat__table=table).count() == 5
@@ -163,7 +169,7 @@ def test_a_refused_message_changes_nothing(player: User, friend: User, trips: Ro
     table = friend_table(player, friend)
     with pytest.raises(StakeTooHigh):
         send(trips, player, table, "stake", amount=10**6)
-    assert trips.sent[0] == ("psycopg", "BEGIN")
+    assert trips.sent[0][1].startswith("BEGIN; ")
     assert trips.sent[-1] == ("psycopg", "ROLLBACK")
     assert Table.objects.get(pk=table.pk).stake_proposal is None
     assert not ClientMessage.objects.filter(seat__table=table).exists()

@@ -34,8 +34,8 @@ ids = count(1)
 # elsewhere one each), the id's INSERT, the action's own inserts and its
 # saves (on PostgreSQL in one statement, ``services.updates``).
 BUDGET = {
-    "postgresql": {"stake": 3, "accept_stake": 3, "deal": 5, "lock": 3, "reveal": 4, "luck": 3},
-    "sqlite": {"stake": 6, "accept_stake": 6, "deal": 8, "lock": 7, "reveal": 12, "luck": 8},
+    "postgresql": {"stake": 3, "accept_stake": 3, "deal": 5, "lock": 3, "reveal": 3, "luck": 3},
+    "sqlite": {"stake": 6, "accept_stake": 6, "deal": 8, "lock": 7, "reveal": 15, "luck": 8},
 }
 
 

@@ -1,0 +1,104 @@
+"""A socket message's transaction in two round trips: BEGIN sent with its
+first statement, COMMIT with its last.
+
+Why: a socket message's transaction is otherwise four round trips on
+PostgreSQL (psycopg's BEGIN, the reads under the table's lock, the writes,
+Django's COMMIT), and each one, on a loaded server, is a thread that waits
+for the database and then for the GIL. Measured on 2026-12-08
+(docs/benchmarks.md, "Folded BEGIN and COMMIT"): the same code without
+this module doubled the 500-table p99 lock→reveal.
+
+How, with public APIs only: ``atomic`` is Django's ``transaction.atomic``
+(its rollback on error, its savepoints, its on-commit callbacks) in which
+the psycopg connection is put back in autocommit (``Connection.autocommit``),
+so psycopg sends no BEGIN of its own. A ``connection.execute_wrapper``
+prepends ``BEGIN;`` to the block's first statement, and ``Fold.last``
+appends ``; COMMIT`` to the statement its caller says is the last. When the
+block ends Django commits, and psycopg's ``commit()`` finds the transaction
+already ended and sends nothing; when the block raises, Django rolls back
+what is open (psycopg's ``rollback()``).
+
+Guards: the wrapper refuses any statement after the COMMIT (it would run
+outside the transaction); a block nested in another transaction, SQLite, or
+psycopg's server-side binding (which takes one statement an execute) get a
+plain ``transaction.atomic`` and no fold (``atomic`` yields None).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from django.db import connection, transaction
+
+
+class StatementAfterCommit(RuntimeError):
+    """A statement ran in a folded block after its COMMIT was sent."""
+
+
+class Fold:
+    """The state of one folded block: whether its BEGIN and its COMMIT
+    have gone."""
+
+    def __init__(self) -> None:
+        self.begun = False
+        self.committing = False
+        self.committed = False
+
+    def last(self, sql: str) -> str:
+        """``sql`` with the block's COMMIT after it: the caller sends no
+        statement in this block after it."""
+        self.committing = True
+        return f"{sql}; COMMIT"
+
+    def wrap(
+        self,
+        execute: Callable[..., Any],
+        sql: str,
+        params: Any,
+        many: bool,
+        context: dict[str, Any],
+    ) -> Any:
+        """The ``connection.execute_wrapper``: BEGIN before the first
+        statement, nothing after the COMMIT."""
+        if self.committed:
+            raise StatementAfterCommit(f"A statement ran after its COMMIT: {sql[:80]}")
+        self.committed = self.committing
+        if self.begun:
+            return execute(sql, params, many, context)
+        self.begun = True
+        cursor = context["cursor"].cursor
+        if many:  # executemany takes one statement
+            cursor.execute("BEGIN")
+            return execute(sql, params, many, context)
+        result = execute(f"BEGIN; {sql}", params, many, context)
+        cursor.nextset()  # past BEGIN's result, to the caller's first
+        return result
+
+
+def foldable() -> bool:
+    """Whether a block opened now can be folded: outside any transaction,
+    on PostgreSQL with psycopg's client-side binding (Django's default)."""
+    options = connection.settings_dict.get("OPTIONS") or {}
+    return (
+        connection.vendor == "postgresql"
+        and not options.get("server_side_binding")
+        and not connection.in_atomic_block
+    )
+
+
+@contextmanager
+def atomic() -> Iterator[Fold | None]:
+    """``transaction.atomic()``, folded when it can be (``foldable``): the
+    ``Fold`` to give the last statement to, or None (send it as it is)."""
+    if not foldable():
+        with transaction.atomic():
+            yield None
+        return
+    with transaction.atomic():
+        connection.ensure_connection()
+        connection.connection.autocommit = True  # our BEGIN, not psycopg's
+        fold = Fold()
+        with connection.execute_wrapper(fold.wrap):
+            yield fold
