@@ -13,6 +13,7 @@ class GamesConfig(AppConfig):
         # The Celery tasks, registered in every process (``games.enqueue`` names
         # them; embedded, they run in this one).
         from . import (
+            folds,
             reads,
             tasks,  # noqa: F401
         )
@@ -27,3 +28,5 @@ class GamesConfig(AppConfig):
         checks.register(reads.named_columns_exist)
         # What games.services.updates's UPDATEs would skip of Model.save.
         checks.register(updates.save_hooks_absent)
+        # Several statements in one execute, each result read: psycopg 3.
+        checks.register(folds.psycopg_3_in_use)

@@ -21,7 +21,10 @@ what is open (psycopg's ``rollback()``).
 Guards: the wrapper refuses any statement after the COMMIT (it would run
 outside the transaction); a block nested in another transaction, SQLite, or
 psycopg's server-side binding (which takes one statement an execute) get a
-plain ``transaction.atomic`` and no fold (``atomic`` yields None).
+plain ``transaction.atomic`` and no fold (``atomic`` yields None); the system
+check ``games.E003`` refuses PostgreSQL through psycopg2, which steps
+through no second result of an execute (``games.reads.read_all`` needs
+that too).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from django.core.checks import CheckMessage, Error
 from django.db import connection, transaction
 
 
@@ -102,3 +106,20 @@ def atomic() -> Iterator[Fold | None]:
         fold = Fold()
         with connection.execute_wrapper(fold.wrap):
             yield fold
+
+
+def psycopg_3_in_use(**kwargs: Any) -> list[CheckMessage]:
+    """System check ``games.E003`` (``manage.py check`` and every start): on
+    PostgreSQL the driver is psycopg 3, as ``pyproject.toml`` pins it."""
+    driver = getattr(getattr(connection, "Database", None), "__name__", "")
+    if connection.vendor != "postgresql" or driver == "psycopg":
+        return []
+    return [
+        Error(
+            f"PostgreSQL is reached through {driver}, not psycopg 3:"
+            " games.folds and games.reads send several statements in one execute and read"
+            " each one's result (Cursor.nextset), which only psycopg 3 does.",
+            hint="Install the locked dependencies (make setup): psycopg[binary,pool] 3.",
+            id="games.E003",
+        )
+    ]

@@ -5,6 +5,7 @@ after it, and the connection is left as Django thinks it is."""
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import psycopg
@@ -165,3 +166,13 @@ def test_a_block_inside_a_transaction_is_not_folded(
         transaction.set_rollback(True)
     assert not any(sent.startswith("BEGIN;") or sent.endswith("; COMMIT") for sent in wire)
     assert deals_count(table) == 0  # it was part of the outer one
+
+
+def test_the_system_check_refuses_a_driver_that_reads_one_result_an_execute(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert folds.psycopg_3_in_use() == []
+    monkeypatch.setattr(connection, "Database", types.ModuleType("psycopg2"))
+    errors = folds.psycopg_3_in_use()
+    assert [e.id for e in errors] == ["games.E003"]
+    assert "psycopg2" in errors[0].msg
