@@ -36,6 +36,8 @@ from typing import Any
 from django.core.checks import CheckMessage, Error
 from django.db import connection, transaction
 
+from . import reads
+
 
 class StatementAfterCommit(RuntimeError):
     """A statement ran in a folded block after its COMMIT was sent."""
@@ -83,13 +85,9 @@ class Fold:
 
 def foldable() -> bool:
     """Whether a block opened now can be folded: outside any transaction,
-    on PostgreSQL with psycopg's client-side binding (Django's default)."""
-    options = connection.settings_dict.get("OPTIONS") or {}
-    return (
-        connection.vendor == "postgresql"
-        and not options.get("server_side_binding")
-        and not connection.in_atomic_block
-    )
+    where several statements go in one execute (``reads.reads_together``:
+    PostgreSQL with psycopg's client-side binding, Django's default)."""
+    return reads.reads_together() and not connection.in_atomic_block
 
 
 @contextmanager
@@ -100,8 +98,7 @@ def atomic() -> Iterator[Fold | None]:
         with transaction.atomic():
             yield None
         return
-    with transaction.atomic():
-        connection.ensure_connection()
+    with transaction.atomic():  # connected, and Django's autocommit off
         connection.connection.autocommit = True  # our BEGIN, not psycopg's
         fold = Fold()
         with connection.execute_wrapper(fold.wrap):

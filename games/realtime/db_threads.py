@@ -131,8 +131,7 @@ def db(func: Callable[..., T], *, opens_with_read: bool = False) -> Callable[...
     does not switch that off, since these threads never share a test's
     transaction. A connection goes back idle and in autocommit whatever the
     call did: Django rolls back an ``atomic`` block that raised, puts
-    autocommit back as the
-    block ends, and drops a connection left otherwise
+    autocommit back as the block ends, and drops a connection left otherwise
     (``close_if_unusable_or_obsolete``); the pool rolls back one returned
     inside a transaction all the same.
 
